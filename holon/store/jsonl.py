@@ -1,0 +1,194 @@
+"""Append-only JSONL ledgers: one-write appends, torn-line tolerant reads, tail from the end.
+
+A crash can leave the last line of a ledger half-written. Readers skip any line
+that does not parse (torn or garbage). The next writer, which holds the agent's
+state lock, truncates a torn tail (bytes after the last newline) before it
+appends, so a torn line never glues itself to the next record.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from holon.store.atomic import dumps, write_bytes
+
+_BLOCK = 64 * 1024
+
+
+def append(path: str | os.PathLike, record: Any, *, fsync: bool = True) -> None:
+    """Append one record as one line. Caller holds the agent's state lock."""
+    line = (dumps(record) + "\n").encode("utf-8")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        _repair_torn_tail(fd)
+        os.write(fd, line)
+        if fsync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def append_many(path: str | os.PathLike, records: list[Any], *, fsync: bool = True) -> None:
+    if not records:
+        return
+    data = "".join(dumps(r) + "\n" for r in records).encode("utf-8")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        _repair_torn_tail(fd)
+        os.write(fd, data)
+        if fsync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _complete_end(fd: int, size: int) -> int:
+    """Offset just after the last newline of the file (0 if there is none)."""
+    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+        return size
+    pos = size
+    while pos > 0:
+        start = max(0, pos - _BLOCK)
+        idx = os.pread(fd, pos - start, start).rfind(b"\n")
+        if idx >= 0:
+            return start + idx + 1
+        pos = start
+    return 0
+
+
+def _repair_torn_tail(fd: int) -> None:
+    """Drop bytes after the last newline (a write that a crash cut short)."""
+    size = os.fstat(fd).st_size
+    end = _complete_end(fd, size)
+    if end != size:
+        os.ftruncate(fd, end)
+
+
+def _parse(line: bytes) -> dict | None:
+    line = line.strip()
+    if not line:
+        return None
+    try:
+        value = json.loads(line)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def read(path: str | os.PathLike) -> Iterator[dict]:
+    """Every parseable record, in order; torn and garbage lines are skipped."""
+    try:
+        fh = open(path, "rb")
+    except FileNotFoundError:
+        return
+    with fh:
+        for line in fh:
+            if not line.endswith(b"\n"):
+                # torn last line: not committed yet
+                break
+            rec = _parse(line)
+            if rec is not None:
+                yield rec
+
+
+def read_from(path: str | os.PathLike, offset: int) -> tuple[list[dict], int]:
+    """Complete records after byte `offset`, and the offset after the last complete line."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(offset)
+            data = fh.read()
+    except FileNotFoundError:
+        return [], offset
+    end = data.rfind(b"\n")
+    if end < 0:
+        return [], offset
+    records = [r for r in (_parse(x) for x in data[: end + 1].split(b"\n")) if r is not None]
+    return records, offset + end + 1
+
+
+def tail(path: str | os.PathLike, n: int) -> list[dict]:
+    """The last `n` parseable records, reading backwards: cost does not grow with file length."""
+    if n <= 0:
+        return []
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return []
+    try:
+        pos = _complete_end(fd, os.fstat(fd).st_size)
+        carry = b""
+        found: list[dict] = []
+        while pos > 0 and len(found) < n:
+            start = max(0, pos - _BLOCK)
+            data = os.pread(fd, pos - start, start) + carry
+            pos = start
+            carry = b""
+            if pos > 0:
+                idx = data.find(b"\n")
+                if idx < 0:
+                    carry = data
+                    continue
+                carry, data = data[:idx], data[idx + 1:]
+            for line in reversed(data.split(b"\n")):
+                rec = _parse(line)
+                if rec is not None:
+                    found.append(rec)
+                    if len(found) >= n:
+                        break
+        found.reverse()
+        return found
+    finally:
+        os.close(fd)
+
+
+def last(path: str | os.PathLike) -> dict | None:
+    recs = tail(path, 1)
+    return recs[0] if recs else None
+
+
+def scan(path: str | os.PathLike) -> tuple[int, int, bool]:
+    """(good lines, bad lines, torn tail) — for doctor and tests."""
+    good = bad = 0
+    torn = False
+    try:
+        with open(path, "rb") as fh:
+            for line in fh:
+                if not line.endswith(b"\n"):
+                    torn = True
+                    break
+                if not line.strip():
+                    continue
+                if _parse(line) is None:
+                    bad += 1
+                else:
+                    good += 1
+    except FileNotFoundError:
+        pass
+    return good, bad, torn
+
+
+def repair(path: str | os.PathLike) -> int:
+    """Move unparseable lines to `<path>.rejects` and rewrite the ledger atomically.
+
+    Returns the number of lines removed. Caller holds the state lock.
+    """
+    try:
+        with open(path, "rb") as fh:
+            lines = fh.read().split(b"\n")
+    except FileNotFoundError:
+        return 0
+    keep: list[bytes] = []
+    rejects: list[bytes] = []
+    for line in lines:
+        if not line.strip():
+            continue
+        (keep if _parse(line) is not None else rejects).append(line)
+    if not rejects:
+        return 0
+    with open(f"{os.fspath(path)}.rejects", "ab") as fh:
+        fh.write(b"\n".join(rejects) + b"\n")
+    write_bytes(path, b"".join(x + b"\n" for x in keep))
+    return len(rejects)

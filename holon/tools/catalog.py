@@ -1,0 +1,7 @@
+"""The built-in tool catalog: model-facing name -> implementing class (imported lazily)."""
+
+from holon.tools.registry import register_builtin
+
+for _name, _target in {
+}.items():
+    register_builtin(_name, _target)

@@ -1,0 +1,104 @@
+"""The built-in tool catalog (lazily imported) and the one way to call a tool.
+
+call() is parse -> semantic validation -> run -> project -> render; every
+failure, including unknown tools and invalid arguments, comes back as the
+canonical error envelope, never as an exception.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from typing import Any
+
+from holon.tools import envelope
+from holon.tools.base import Tool, ToolContext, ToolFailure
+
+# model-facing name -> "module:Class"; a module is imported only when its tool is used
+BUILTINS: dict[str, str] = {}
+_EXTRA: dict[str, Tool] = {}  # tools registered at run time (tests register side-effect tools)
+
+
+def register_builtin(name: str, target: str) -> None:
+    BUILTINS[name] = target
+
+
+def register(tool: Tool) -> None:
+    _EXTRA[tool.name] = tool
+
+
+def names() -> list[str]:
+    _load_catalog()
+    return sorted(set(BUILTINS) | set(_EXTRA))
+
+
+def get(name: str) -> Tool | None:
+    _load_catalog()
+    if name in _EXTRA:
+        return _EXTRA[name]
+    target = BUILTINS.get(name)
+    if target is None:
+        return None
+    module, cls = target.split(":")
+    return getattr(importlib.import_module(module), cls)()
+
+
+def all_tools() -> list[Tool]:
+    return [t for t in (get(n) for n in names()) if t is not None]
+
+
+def _load_catalog() -> None:
+    if not BUILTINS:
+        from holon.tools import catalog  # noqa: F401  (fills BUILTINS)
+
+
+def invalid_input(name: str, message: str, details: dict[str, Any]) -> ToolFailure:
+    return ToolFailure("invalid_tool_input", f"input for {name} does not match the tool schema",
+                       details={"tool_name": name, **details, "parse_error": message},
+                       recovery_hint=f"provide input for {name} that matches the published tool schema")
+
+
+def parse_args(tool: Tool, arguments: dict[str, Any] | None, raw: str | None) -> Any:
+    from pydantic import ValidationError
+
+    if arguments is None:
+        if raw is None:
+            arguments = {}
+        elif tool.freeform_grammar is not None and not raw.lstrip().startswith("{"):
+            arguments = tool.parse_freeform(raw)
+        else:
+            try:
+                arguments = json.loads(raw) if raw.strip() else {}
+            except ValueError as exc:
+                raise invalid_input(tool.name, f"arguments are not valid JSON: {exc}", {}) from None
+    if not isinstance(arguments, dict):
+        raise invalid_input(tool.name, "arguments must be a JSON object", {})
+    try:
+        return tool.Args.model_validate(arguments)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first.get("loc", ()))
+        msg = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '$'}: {e['msg']}" for e in exc.errors()[:5])
+        raise invalid_input(tool.name, msg, {"field": field} if field else {}) from None
+
+
+def call(ctx: ToolContext, name: str, arguments: dict[str, Any] | None = None,
+         raw: str | None = None) -> tuple[dict[str, Any], str]:
+    """Run one tool call; returns (canonical envelope, model-visible receipt)."""
+    tool = get(name)
+    if tool is None:
+        err = ToolFailure("unknown_tool", f"no tool named {name!r}",
+                          details={"tool_name": name, "available": names()},
+                          recovery_hint="call one of the tools listed in the tool catalog")
+        env = envelope.failure(name, err.to_error())
+        return env, envelope.render_error(env)
+    try:
+        args = parse_args(tool, arguments, raw)
+        tool.validate(ctx, args)
+        output = tool.run(ctx, args)
+        result = tool.project(ctx, output)
+        env = envelope.success(tool.name, output.summary_text, result)
+    except ToolFailure as exc:
+        env = envelope.failure(tool.name, exc.to_error())
+        return env, envelope.render_error(env)
+    return env, tool.render(env, ctx.policy)
