@@ -1,0 +1,139 @@
+"""Persisted records: agent identity and state, briefs, transcript entries, events, turn terminals."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from holon.providers.types import TokenUsage
+
+SCHEMA_VERSION = 1
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    schema_version: int = SCHEMA_VERSION
+
+
+class AgentStatus(str, Enum):
+    booting = "booting"
+    awake_idle = "awake_idle"
+    awake_running = "awake_running"
+    awaiting_task = "awaiting_task"
+    asleep = "asleep"
+    paused = "paused"
+    stopped = "stopped"
+
+
+class AgentIdentity(_Record):
+    agent_id: str
+    kind: Literal["default", "named", "child"] = "named"
+    visibility: Literal["public", "private"] = "public"
+    ownership: Literal["self_owned", "parent_supervised"] = "self_owned"
+    profile_preset: Literal["public_named", "private_child"] = "public_named"
+    lineage_parent_agent_id: str | None = None
+    created_at: str
+    template: dict[str, Any] = Field(default_factory=dict)
+    home_format: int = 1
+    migrations: list[str] = Field(default_factory=list)
+
+
+class TurnTerminalRecord(_Record):
+    turn_index: int
+    completed_at: str
+    duration_ms: int
+    kind: Literal["completed", "aborted"] = "completed"
+    last_assistant_message: str = ""
+    message_id: str | None = None
+
+
+class TokenUsageSummary(BaseModel):
+    """AgentTokenUsageSummary: cumulative usage, model rounds, and the last turn that reported usage."""
+
+    total: TokenUsage = Field(default_factory=TokenUsage)
+    total_model_rounds: int = 0
+    last_turn: TokenUsage | None = None
+
+
+class AgentState(_Record):
+    id: str
+    status: AgentStatus = AgentStatus.awake_idle
+    sleeping_until: str | None = None
+    current_run_id: str | None = None
+    run_owner_pid: int | None = None
+    pending: int = 0
+    active_task_ids: list[str] = Field(default_factory=list)
+    last_wake_reason: str | None = None
+    last_brief_at: str | None = None
+    last_tick_at: str | None = None
+    context_summary: str | None = None
+    compacted_message_count: int = 0
+    total_message_count: int = 0
+    total_input_tokens: int = 0
+    total_output_tokens: int = 0
+    total_model_rounds: int = 0
+    token_usage: TokenUsageSummary = Field(default_factory=TokenUsageSummary)
+    model_override: str | None = None
+    attached_workspaces: list[str] = Field(default_factory=list)
+    active_workspace_id: str = "agent_home"
+    cwd: str | None = None
+    turn_index: int = 0
+    last_turn: TurnTerminalRecord | None = None
+    closure: dict[str, Any] | None = None
+    last_continuation: dict[str, Any] | None = None
+    current_work_item_id: str | None = None
+    pending_wake_hint: dict[str, Any] | None = None
+    scripted_cursor: dict[str, int] = Field(default_factory=dict)
+    paused_from: str | None = None
+
+
+class BriefRecord(_Record):
+    id: str
+    agent_id: str
+    kind: Literal["ack", "result", "failure"]
+    created_at: str
+    text: str
+    visibility: Literal["action_required", "work_done", "turn_result"] = "turn_result"
+    work_item_id: str | None = None
+    attachments: list[dict[str, Any]] | None = None
+    related_message_id: str | None = None
+    related_task_id: str | None = None
+
+
+class TranscriptEntry(_Record):
+    """One transcript line. `kind` is one of: operator_message (any admitted message),
+    assistant_round, tool_call, tool_result, brief, runtime_failure, note."""
+
+    id: str
+    agent_id: str
+    created_at: str
+    kind: str
+    turn_id: str | None = None
+    message_id: str | None = None
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class AuditEvent(_Record):
+    id: str
+    agent_id: str
+    event_seq: int
+    created_at: str
+    kind: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class FailureArtifact(BaseModel):
+    """Operator-facing failure, one shape everywhere (category: transport, protocol, runtime, task, unknown)."""
+
+    category: Literal["transport", "protocol", "runtime", "task", "unknown"] = "unknown"
+    summary: str
+    kind: str | None = None
+    provider: str | None = None
+    model_ref: str | None = None
+    status: int | None = None
+    task_id: str | None = None
+    exit_status: int | None = None
+    source_chain: list[str] | None = None
+    metadata: dict[str, str] | None = None

@@ -1,0 +1,27 @@
+"""Where things live: HOLON_HOME (env, else the platform user data dir) and its files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def holon_home() -> Path:
+    env = os.environ.get("HOLON_HOME")
+    if env:
+        return Path(env).expanduser().absolute()
+    import platformdirs  # only when the environment does not say
+
+    return Path(platformdirs.user_data_dir("holon", appauthor=False))
+
+
+def config_path() -> Path:
+    return holon_home() / "config.toml"
+
+
+def agents_dir() -> Path:
+    return holon_home() / "agents"
+
+
+def registry_path() -> Path:
+    return holon_home() / "registry.json"

@@ -1,0 +1,22 @@
+"""Tool catalog -> provider-neutral ToolDefinitions, in relaxed (default) or strict emission."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from holon.providers.types import ToolDefinition
+from holon.tools import schema
+from holon.tools.base import Tool
+
+SchemaMode = Literal["relaxed", "strict"]
+
+
+def definition(tool: Tool, mode: SchemaMode = "relaxed") -> ToolDefinition:
+    source = schema.source_schema(tool.Args)
+    emitted = schema.strict(source) if mode == "strict" else schema.relaxed(source)
+    return ToolDefinition(name=tool.name, description=tool.description, input_schema=emitted,
+                          strict=mode == "strict", freeform_grammar=tool.freeform_grammar)
+
+
+def definitions(tools: list[Tool], mode: SchemaMode = "relaxed") -> list[ToolDefinition]:
+    return [definition(t, mode) for t in tools]
