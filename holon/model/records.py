@@ -75,6 +75,7 @@ class AgentState(_Record):
     total_output_tokens: int = 0
     total_model_rounds: int = 0
     token_usage: TokenUsageSummary = Field(default_factory=TokenUsageSummary)
+    token_usage_by_day: dict[str, int] = Field(default_factory=dict)
     model_override: str | None = None
     attached_workspaces: list[str] = Field(default_factory=list)
     active_workspace_id: str = "agent_home"
@@ -85,7 +86,9 @@ class AgentState(_Record):
     last_continuation: dict[str, Any] | None = None
     current_work_item_id: str | None = None
     pending_wake_hint: dict[str, Any] | None = None
-    scripted_cursor: dict[str, int] = Field(default_factory=dict)
+    # message id -> {turn_id, transcript_offset, started_at, pid}: turns that began and have not settled
+    inflight: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    last_settled_turn_id: str | None = None
     paused_from: str | None = None
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import time
 from pathlib import Path
 
@@ -34,6 +33,8 @@ class Queue:
 
     @staticmethod
     def make_name(priority: str) -> str:
+        import secrets
+
         band = BANDS.get(priority, 2)
         return f"{band}-{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(4)}.json"
 

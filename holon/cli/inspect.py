@@ -1,0 +1,149 @@
+"""`holon status`, `holon transcript`, `holon events`, `holon briefs`: read the ledgers."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import click
+
+from holon.cli.output import emit_json, emit_jsonl
+
+
+@click.command("status")
+@click.argument("agent")
+@click.option("--json", "as_json", is_flag=True, help="The AgentSummary as one JSON document.")
+def status_cmd(agent: str, as_json: bool) -> None:
+    """Show AGENT's status, closure, queue, tasks, model and token usage."""
+    from holon.home.registry import resolve
+    from holon.runtime.summary import agent_summary
+
+    summary = agent_summary(resolve(agent))
+    if as_json:
+        emit_json(summary)
+        return
+    closure = summary.get("closure") or {}
+    tu = summary["token_usage"]["total"]
+    lines = [f"agent:    {summary['agent_id']} ({summary['home']})",
+             f"status:   {summary['status']}" + (f" · closure {closure.get('outcome')}" if closure else ""),
+             f"queue:    {summary['queue']['pending']} pending, {summary['queue']['in_progress']} in progress, "
+             f"{summary['queue']['dead_letters']} dead letters",
+             f"tasks:    {summary['tasks']['active']} active",
+             f"model:    {summary['model']['effective_model'] or '(none)'} ({summary['model']['source']})",
+             f"tokens:   {tu['input_tokens']} in, {tu['output_tokens']} out, "
+             f"{summary['token_usage']['total_model_rounds']} rounds"]
+    if summary.get("lifecycle_hint"):
+        lines.append(f"hint:     {summary['lifecycle_hint']}")
+    click.echo("\n".join(lines))
+
+
+def _follow(path, offset: int, render) -> None:
+    from holon.store import jsonl
+
+    try:
+        while True:
+            records, offset = jsonl.read_from(path, offset)
+            for r in records:
+                render(r)
+            if not records:
+                time.sleep(0.2)
+    except KeyboardInterrupt:
+        return
+
+
+def _size(path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
+
+
+def transcript_line(rec: dict) -> str:
+    d = rec.get("data", {})
+    kind = rec.get("kind")
+    t = rec.get("created_at", "")
+    if kind == "message":
+        return f"{t} [{d.get('message_kind')} · {d.get('authority_class')}] {d.get('text', '')}"
+    if kind == "assistant_round":
+        calls = ", ".join(c["name"] for c in d.get("tool_calls", []))
+        return f"{t} assistant: {d.get('text', '')}" + (f"  → {calls}" if calls else "")
+    if kind == "tool_call":
+        return f"{t} tool call {d.get('name')} {json.dumps(d.get('arguments'), ensure_ascii=False)}"
+    if kind == "tool_result":
+        return f"{t} tool result {d.get('tool_name')} ({d.get('status')}):\n{d.get('rendered', '')}"
+    if kind == "brief":
+        b = d.get("brief", {})
+        return f"{t} brief ({b.get('kind')}): {b.get('text', '')}"
+    if kind == "runtime_failure":
+        return f"{t} runtime failure: {d.get('summary')}"
+    return f"{t} {kind}"
+
+
+def _printer(jsonl_mode: bool, fmt):
+    if jsonl_mode:
+        return lambda r: emit_jsonl([r])
+    return lambda r: click.echo(fmt(r))
+
+
+@click.command("transcript")
+@click.argument("agent")
+@click.option("--jsonl", "as_jsonl", is_flag=True, help="One JSON record per line.")
+@click.option("--tail", type=click.IntRange(min=0), help="Only the last N entries (read from the end).")
+@click.option("--follow", "-f", is_flag=True, help="Keep printing new entries (Ctrl-C to stop).")
+def transcript_cmd(agent: str, as_jsonl: bool, tail: int | None, follow: bool) -> None:
+    """Print AGENT's transcript: messages, assistant rounds, tool calls and results, briefs, failures."""
+    from holon.home.registry import resolve
+    from holon.store import jsonl
+
+    home = resolve(agent)
+    path = home.transcript
+    offset = _size(path)
+    records = jsonl.tail(path, tail) if tail is not None else jsonl.read(path)
+    show = _printer(as_jsonl, transcript_line)
+    for r in records:
+        show(r)
+    if follow:
+        _follow(path, offset, show)
+
+
+def event_line(rec: dict) -> str:
+    data = rec.get("data", {})
+    brief = ", ".join(f"{k}={v}" for k, v in data.items() if isinstance(v, (str, int, float)) and k != "error")
+    return f"{rec.get('event_seq'):>6} {rec.get('created_at')} {rec.get('kind')} {brief}"
+
+
+@click.command("events")
+@click.argument("agent")
+@click.option("--jsonl", "as_jsonl", is_flag=True, help="One JSON record per line.")
+@click.option("--since-seq", type=click.IntRange(min=0), default=0, help="Only events with event_seq > N.")
+@click.option("--follow", "-f", is_flag=True, help="Keep printing new events (Ctrl-C to stop).")
+def events_cmd(agent: str, as_jsonl: bool, since_seq: int, follow: bool) -> None:
+    """Print AGENT's audit events (each with a per-agent event_seq)."""
+    from holon.home.registry import resolve
+    from holon.store import jsonl
+
+    home = resolve(agent)
+    path = home.events
+    offset = _size(path)
+    show = _printer(as_jsonl, event_line)
+    for r in jsonl.read(path):
+        if int(r.get("event_seq", 0)) > since_seq:
+            show(r)
+    if follow:
+        _follow(path, offset, show)
+
+
+@click.command("briefs")
+@click.argument("agent")
+@click.option("--jsonl", "as_jsonl", is_flag=True, help="One JSON record per line.")
+@click.option("--tail", type=click.IntRange(min=0), help="Only the last N briefs.")
+def briefs_cmd(agent: str, as_jsonl: bool, tail: int | None) -> None:
+    """Print AGENT's briefs (ack, result, failure)."""
+    from holon.home.registry import resolve
+    from holon.store import jsonl
+
+    home = resolve(agent)
+    records = jsonl.tail(home.briefs, tail) if tail is not None else jsonl.read(home.briefs)
+    show = _printer(as_jsonl, lambda b: f"{b.get('created_at')} {b.get('kind')}: {b.get('text')}")
+    for r in records:
+        show(r)

@@ -1,0 +1,68 @@
+"""`holon prompt` (enqueue an operator prompt and tick until settled) and `holon run` (one-shot)."""
+
+from __future__ import annotations
+
+import click
+
+from holon.cli.output import emit_json, read_text_arg
+
+PRIORITIES = click.Choice(["interject", "next", "normal", "background"])
+
+
+@click.command("prompt")
+@click.argument("agent")
+@click.argument("text", required=False)
+@click.option("--no-wait", is_flag=True, help="Only enqueue; a later tick runs the turn.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document with the turn result.")
+@click.option("--model", help="Model ref for the ticks this command runs (provider/model).")
+@click.option("--priority", type=PRIORITIES, default="normal", show_default=True)
+def prompt_cmd(agent: str, text: str | None, no_wait: bool, as_json: bool, model: str | None,
+               priority: str) -> None:
+    """Send TEXT (or `-` for stdin) to AGENT as an operator prompt.
+
+    Unless --no-wait, runs ticks until the agent has settled the prompt and
+    prints the result brief (exit 1 if the turn failed).
+    """
+    from holon.home.registry import resolve
+    from holon.runtime import operator
+
+    home = resolve(agent)
+    body = read_text_arg(text)
+    outcome = operator.prompt(home, body, wait=not no_wait, model=model, priority=priority)
+    _finish(outcome, as_json)
+
+
+@click.command("run")
+@click.argument("text", required=False)
+@click.option("--agent", "agent_id", help="Run as this public agent instead of a temporary private one.")
+@click.option("--create-agent", is_flag=True, help="Create --agent on first use.")
+@click.option("--keep", is_flag=True, help="Keep the temporary agent home and print its path.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document with the run result.")
+@click.option("--model", help="Model ref (provider/model).")
+def run_cmd(text: str | None, agent_id: str | None, create_agent: bool, keep: bool, as_json: bool,
+            model: str | None) -> None:
+    """One-shot run: TEXT (or stdin) to a temporary private agent, or to --agent."""
+    from holon.runtime import operator
+
+    body = read_text_arg(text)
+    outcome = operator.run_once(body, agent_id=agent_id, create=create_agent, keep=keep, model=model)
+    _finish(outcome, as_json)
+
+
+def _finish(outcome: dict, as_json: bool) -> None:
+    ctx = click.get_current_context()
+    if as_json:
+        emit_json(outcome)
+    elif outcome.get("status") == "queued":
+        click.echo(f"queued {outcome['message_id']} for {outcome['agent_id']}")
+    elif outcome.get("status") == "failed":
+        click.echo(outcome.get("final_text") or "", nl=bool(outcome.get("final_text")))
+        summary = (outcome.get("failure_artifact") or {}).get("summary", "turn failed")
+        click.echo(f"holon: turn_failed: {summary}", err=True)
+    elif outcome.get("status") in ("paused", "stopped", "pending"):
+        pass
+    else:
+        click.echo(outcome.get("final_text", ""))
+    if outcome.get("hint") and not as_json:
+        click.echo(f"hint: {outcome['hint']}", err=True)
+    ctx.exit(outcome.get("exit_code", 0))

@@ -1,0 +1,68 @@
+"""Is there anything for a tick to do? Answered from directory listings and one tiny file.
+
+This is the idle hot path under cron: stdlib only, no JSON parsing of state,
+no locks. It errs towards "due" — a tick that finds nothing is harmless.
+"""
+
+from __future__ import annotations
+
+import os
+
+from holon import clock
+
+
+def _nonempty(path: str) -> bool:
+    try:
+        with os.scandir(path) as it:
+            return any(not e.name.startswith(".") for e in it)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+
+
+def due_reasons(root: str | os.PathLike) -> list[str]:
+    """Why a tick should run for the home at `root` (empty list: idle)."""
+    dot = os.path.join(root, ".holon")
+    reasons = []
+    if _nonempty(os.path.join(dot, "queue", "new")):
+        reasons.append("queued_messages")
+    if _nonempty(os.path.join(dot, "queue", "cur")):
+        reasons.append("interrupted_messages")
+    if os.path.exists(os.path.join(dot, "wake_hint.json")):
+        reasons.append("wake_hint")
+    try:
+        with open(os.path.join(dot, "next_due"), "rb") as fh:
+            next_due = float(fh.read().strip() or b"inf")
+        if next_due <= clock.now_ts():
+            reasons.append("timer_due")
+    except (FileNotFoundError, ValueError):
+        pass
+    if _dead_task_supervisor(os.path.join(dot, "tasks", "active")):
+        reasons.append("task_recovery")
+    return reasons
+
+
+def _dead_task_supervisor(active_dir: str) -> bool:
+    """A task whose supervisor process is gone needs recovery (its pid is the marker's content)."""
+    try:
+        entries = list(os.scandir(active_dir))
+    except FileNotFoundError:
+        return False
+    for e in entries:
+        try:
+            with open(e.path, "rb") as fh:
+                pid = int(fh.read().strip() or b"0")
+        except (OSError, ValueError):
+            return True
+        if pid <= 0 or not _alive(pid):
+            return True
+    return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

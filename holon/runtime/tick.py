@@ -1,0 +1,160 @@
+"""`holon tick`: lock, recover, fire due work, dequeue, run one turn, settle, persist.
+
+1. take turn.lock without blocking (held: another tick is running; report busy)
+2. recover: repair a stale awake_running marker, return messages left in
+   queue/cur/ to new/ with delivery_attempts + 1 (dead-letter past the limit),
+   recover tasks whose supervisor died
+3. fire due timers, recheck reminders and pending wake hints into the queue
+4. dequeue by priority band then admission order; run the turn; settle
+5. with until_idle, repeat from 3
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from holon import clock, config
+from holon.home.layout import Home
+from holon.model.records import AgentStatus
+from holon.runtime.agent import Agent
+from holon.store.locks import FileLock, LockBusy
+
+DEFAULT_DELIVERY_LIMIT = 3
+
+
+@dataclass
+class TickReport:
+    agent_id: str
+    outcome: str = "idle"  # idle | ran | busy | paused | stopped | error
+    turns: list[dict[str, Any]] = field(default_factory=list)
+    recovered: list[str] = field(default_factory=list)
+    dead_lettered: list[str] = field(default_factory=list)
+    fired: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v not in (None, [])}
+
+
+def delivery_limit() -> int:
+    return max(1, config.env_int("HOLON_DELIVERY_LIMIT", "runtime.delivery_limit", DEFAULT_DELIVERY_LIMIT))
+
+
+def tick(home: Home, *, until_idle: bool = False, model: str | None = None, wait: bool = False,
+         max_turns: int | None = None) -> TickReport:
+    report = TickReport(agent_id=home.agent_id)
+    home.locks.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(home.turn_lock)
+    try:
+        lock.acquire(blocking=wait)
+    except LockBusy:
+        report.outcome = "busy"
+        return report
+    try:
+        agent = Agent(home)
+        recover(agent, report)
+        turns = 0
+        while True:
+            _fire_due(agent, report)
+            status = agent.state().status
+            if status in (AgentStatus.paused, AgentStatus.stopped):
+                report.outcome = status.value if home.queue.has_pending() else report.outcome
+                break
+            claimed = home.queue.claim()
+            if claimed is None:
+                break
+            _run_one(agent, claimed, model, report)
+            turns += 1
+            if not until_idle or (max_turns is not None and turns >= max_turns):
+                break
+        agent.update_state(lambda s: setattr(s, "last_tick_at", clock.now_iso()))
+    finally:
+        lock.release()
+    return report
+
+
+def _run_one(agent: Agent, claimed: tuple[str, dict[str, Any]], model: str | None, report: TickReport) -> None:
+    from holon.runtime import turn
+
+    name, message = claimed
+    run_id = message["id"]
+
+    def running(s: Any) -> None:
+        s.status = AgentStatus.awake_running
+        s.current_run_id = run_id
+        s.run_owner_pid = os.getpid()
+        s.last_wake_reason = message.get("kind")
+    agent.update_state(running)
+    result = turn.run(agent, message, model=model)
+    agent.home.queue.done(name)
+
+    def idle(s: Any) -> None:
+        s.current_run_id = None
+        s.run_owner_pid = None
+        if s.status == AgentStatus.awake_running:
+            s.status = AgentStatus.awake_idle
+    agent.update_state(idle)
+    report.outcome = "ran"
+    report.turns.append(_turn_summary(result))
+
+
+def _turn_summary(result: Any) -> dict[str, Any]:
+    out = {"message_id": result.message_id, "turn_id": result.turn_id, "status": result.status,
+           "final_text": result.final_text, "token_usage": result.token_usage,
+           "provider_attempt_timeline": result.provider_attempt_timeline}
+    if result.failure_artifact:
+        out["failure_artifact"] = result.failure_artifact
+    out.update(result.extra)
+    return out
+
+
+def recover(agent: Agent, report: TickReport) -> None:
+    """Undo what a crashed tick left behind. Runs under the turn lock."""
+    state = agent.state()
+    if state.status == AgentStatus.awake_running:
+        stale_pid = state.run_owner_pid
+
+        def repair(s: Any) -> None:
+            s.status = AgentStatus.awake_idle
+            s.current_run_id = None
+            s.run_owner_pid = None
+        agent.update_state(repair)
+        agent.event("stale_run_repaired", run_id=state.current_run_id, owner_pid=stale_pid)
+    queue = agent.home.queue
+    for name in queue.in_progress():
+        record = queue.read_cur(name)
+        if record is None:
+            continue
+        record["delivery_attempts"] = int(record.get("delivery_attempts", 0)) + 1
+        if record["delivery_attempts"] >= delivery_limit():
+            _dead_letter(agent, name, record, report)
+            continue
+        queue.rewrite_cur(name, record)
+        queue.release(name)
+        report.recovered.append(record["id"])
+        agent.event("message_redelivered", message_id=record["id"], delivery_attempts=record["delivery_attempts"])
+    queue.clean_tmp()
+    from holon.tasks import recovery
+
+    recovery.recover_tasks(agent)
+
+
+def _dead_letter(agent: Agent, name: str, record: dict[str, Any], report: TickReport) -> None:
+    agent.home.queue.rewrite_cur(name, record)
+    agent.home.queue.dead_letter(name)
+    agent.update_state(lambda s: s.inflight.pop(record["id"], None))
+    attempts = record["delivery_attempts"]
+    agent.event("message_dead_lettered", message_id=record["id"], delivery_attempts=attempts,
+                queue_file=f"queue/dead/{name}")
+    agent.brief("failure", f"message {record['id']} ({record.get('kind')}) was set aside after {attempts} "
+                f"delivery attempts that did not finish; it is kept in .holon/queue/dead/{name}",
+                related_message_id=record["id"])
+    report.dead_lettered.append(record["id"])
+
+
+def _fire_due(agent: Agent, report: TickReport) -> None:
+    from holon.runtime import scheduler
+
+    report.fired.extend(scheduler.fire_due(agent))
