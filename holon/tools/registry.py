@@ -51,6 +51,20 @@ def _load_catalog() -> None:
     if not BUILTINS:
         from holon.tools import catalog  # noqa: F401  (fills BUILTINS)
 
+        _load_plugins()
+
+
+def _load_plugins() -> None:
+    """Extra tools named in HOLON_TOOL_PLUGINS ("module:Class,..."): site-specific tools, test probes."""
+    import os
+
+    for target in filter(None, (t.strip() for t in os.environ.get("HOLON_TOOL_PLUGINS", "").split(","))):
+        module, _, cls = target.partition(":")
+        try:
+            register(getattr(importlib.import_module(module), cls)())
+        except (ImportError, AttributeError) as exc:
+            raise ToolFailure("tool_plugin_unavailable", f"cannot load tool plugin {target!r}: {exc}") from None
+
 
 def invalid_input(name: str, message: str, details: dict[str, Any]) -> ToolFailure:
     return ToolFailure("invalid_tool_input", f"input for {name} does not match the tool schema",

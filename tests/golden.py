@@ -1,0 +1,35 @@
+"""Golden files: one shared normalize() and a compare-or-rewrite helper."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+GOLDEN = Path(__file__).resolve().parent.parent / "golden"
+
+_RULES = [
+    (re.compile(r"\b(msg|turn|tr|evt|brf|task|wi|tmr|trg|call)_[0-9a-z]{11}[0-9a-f]{6}\b"), r"\1_<id>"),
+    (re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})"), "<time>"),
+    (re.compile(r'"(duration_ms|context_build_ms|provider_round_ms|pid|run_owner_pid|bytes)": \d+'),
+     r'"\1": <n>'),
+]
+
+
+def normalize(text: str, *paths: str | os.PathLike) -> str:
+    for p in sorted((os.fspath(p) for p in paths if p), key=len, reverse=True):
+        text = text.replace(p, "<tmp>")
+    for pattern, repl in _RULES:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def check(name: str, actual: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("HOLON_UPDATE_GOLDEN") == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(actual)
+        return
+    assert path.exists(), f"golden file {path} is missing; run pytest --update-golden"
+    expected = path.read_text()
+    assert actual == expected, f"output differs from {path} (pytest --update-golden rewrites it)"

@@ -1,0 +1,29 @@
+"""Test-only tools loaded through HOLON_TOOL_PLUGINS: they count their side effects in a file."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from holon.tools.base import Tool, ToolArgs, ToolContext, ToolOutput
+
+
+class AppendArgs(ToolArgs):
+    line: str
+    sleep_ms: int = 0
+
+
+class AppendLine(Tool):
+    name = "AppendLine"
+    description = "Append one line to $SIDEFX_FILE (a test probe that counts side effects)."
+    Args = AppendArgs
+    mutates = True
+
+    def run(self, ctx: ToolContext, args: AppendArgs) -> ToolOutput:
+        with open(os.environ["SIDEFX_FILE"], "a") as fh:
+            fh.write(f"{ctx.turn_id}:{ctx.tool_call_id}:{args.line}\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        if args.sleep_ms:
+            time.sleep(args.sleep_ms / 1000)
+        return ToolOutput(summary_text=f"appended {args.line}", result={"line": args.line})
