@@ -27,3 +27,19 @@ class AppendLine(Tool):
         if args.sleep_ms:
             time.sleep(args.sleep_ms / 1000)
         return ToolOutput(summary_text=f"appended {args.line}", result={"line": args.line})
+
+
+class CrashArgs(ToolArgs):
+    pass
+
+
+class Crash(Tool):
+    name = "Crash"
+    description = "Kill the process running the turn (a test probe for poison messages)."
+    Args = CrashArgs
+
+    def run(self, ctx: ToolContext, args: CrashArgs) -> ToolOutput:
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+        raise AssertionError("unreachable")
