@@ -1,0 +1,122 @@
+"""holon benchmarks: each figure is a ratio against a baseline measured in the same run.
+
+    python benchmarks/run.py [--quick]
+
+Targets (ARCHITECTURE.md section 10): idle tick <= 1.5x `python -c "import click"`;
+`tick --all` over 1,000 idle agents <= 3x one idle tick; `transcript --tail 50` on a
+1M-entry ledger <= 2x on a 1k ledger; per-round runtime overhead independent of ledger
+size (1M vs 1k entries <= 1.2x). Other benchmarks in this directory are run too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+
+def holon_exe() -> list[str]:
+    script = Path(sys.executable).parent / "holon"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "holon"]
+
+
+def timed(cmd: list[str], env: dict, n: int) -> float:
+    samples = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        samples.append(time.perf_counter() - t0)
+    return statistics.median(samples)
+
+
+def report(name: str, value: float, base: float, target: float) -> None:
+    ratio = value / base
+    verdict = "ok" if ratio <= target else "OVER TARGET"
+    print(f"{name:<44} {value * 1000:8.1f} ms  vs {base * 1000:8.1f} ms  ratio {ratio:5.2f}x"
+          f"  (target <= {target}x: {verdict})", flush=True)
+
+
+def write_ledger(path: Path, n: int) -> None:
+    line = json.dumps({"schema_version": 1, "id": "tr_0000000000000000", "agent_id": "bench",
+                       "created_at": "2026-01-01T00:00:00.000Z", "kind": "note", "turn_id": None,
+                       "message_id": None, "data": {"text": "x" * 40}}) + "\n"
+    chunk = line * 10_000
+    with open(path, "w") as fh:
+        for _ in range(n // 10_000):
+            fh.write(chunk)
+        fh.write(line * (n % 10_000))
+
+
+def main() -> int:
+    quick = "--quick" in sys.argv
+    n = 5 if quick else 15
+    tmp = Path(tempfile.mkdtemp(prefix="holon-bench-"))
+    env = dict(os.environ, HOLON_HOME=str(tmp / "home"), PYTHONPATH=str(REPO))
+    env.pop("HOLON_MODEL", None)
+    os.environ.update(HOLON_HOME=env["HOLON_HOME"])
+    try:
+        from holon.home.init import init_home
+
+        one = init_home(None, "solo")
+        base = timed([sys.executable, "-c", "import click"], env, n)
+        idle = timed([*holon_exe(), "tick", "solo"], env, n)
+        report("idle `holon tick AGENT`", idle, base, 1.5)
+
+        many = tmp / "many"
+        env_many = dict(env, HOLON_HOME=str(many))
+        os.environ["HOLON_HOME"] = str(many)
+        for i in range(1000):
+            init_home(None, f"agent{i:04d}")
+        idle_many = timed([*holon_exe(), "tick", "--all"], env_many, n)
+        os.environ["HOLON_HOME"] = env["HOLON_HOME"]
+        report("`holon tick --all` over 1,000 idle agents", idle_many, idle, 3.0)
+
+        small = init_home(None, "small")
+        big = init_home(None, "big")
+        write_ledger(small.transcript, 1_000)
+        write_ledger(big.transcript, 1_000 if quick else 1_000_000)
+        t_small = timed([*holon_exe(), "transcript", "small", "--tail", "50", "--jsonl"], env, n)
+        t_big = timed([*holon_exe(), "transcript", "big", "--tail", "50", "--jsonl"], env, n)
+        report("`transcript --tail 50` 1M vs 1k entries", t_big, t_small, 2.0)
+        round_overhead(tmp, small, big, n)
+        del one
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    for extra in sorted(Path(__file__).parent.glob("bench_*.py")):
+        print(f"\n== {extra.name}", flush=True)
+        subprocess.run([sys.executable, str(extra), *(["--quick"] if quick else [])], check=False,
+                       env=dict(os.environ, PYTHONPATH=str(REPO)))
+    return 0
+
+
+def round_overhead(tmp: Path, small, big, n: int) -> None:
+    """In-process: one scripted provider round per turn, on a 1k vs a 1M transcript."""
+    from holon.runtime.admission import admit
+    from holon.runtime.tick import tick
+
+    script = tmp / "script.jsonl"
+    script.write_text('{"text": "ok"}\n' * (4 * n + 4))
+    results = {}
+    for home in (small, big):
+        samples = []
+        for i in range(n + 1):
+            admit(home, "cli_prompt", "operator_prompt", {"type": "text", "text": f"q{i}"})
+            t0 = time.perf_counter()
+            tick(home, model=f"scripted/{script}")
+            samples.append(time.perf_counter() - t0)
+        results[home.agent_id] = statistics.median(samples[1:])
+    print(f"{'per-turn runtime overhead (1 scripted round)':<44} {results['small'] * 1000:8.1f} ms (1k entries)")
+    report("per-turn overhead 1M vs 1k transcript", results["big"], results["small"], 1.2)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
