@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "resume": "holon.cli.control:resume_cmd",
     "stop": "holon.cli.control:stop_cmd",
     "wake": "holon.cli.control:wake_cmd",
+    "model": "holon.cli.model:model_group",
 }
 
 

@@ -110,6 +110,8 @@ def budget(agent: Agent) -> dict[str, int]:
     out = {}
     for key in ("daily_tokens", "turn_tokens"):
         value = data.get(key, ident.get(key))
+        if isinstance(value, bool):
+            continue
         if isinstance(value, int) and value > 0:
             out[key] = value
     return out

@@ -1,0 +1,97 @@
+"""`holon model show|set|clear|budget AGENT`: per-agent model override and token budgets."""
+
+from __future__ import annotations
+
+import click
+
+from holon.cli.output import emit_json
+
+
+@click.group("model")
+def model_group() -> None:
+    """Per-agent model override (AgentModelState) and token budgets."""
+
+
+def _show(agent: str, as_json: bool) -> None:
+    from holon.home.registry import resolve
+    from holon.runtime.agent import Agent
+    from holon.runtime.execution import budget
+    from holon.runtime.summary import model_state
+
+    a = Agent(resolve(agent))
+    doc = {"agent_id": a.id, **model_state(a), "budget": budget(a)}
+    if as_json:
+        emit_json(doc)
+        return
+    click.echo(f"effective: {doc['effective_model'] or '(none)'} ({doc['source']})")
+    click.echo(f"default:   {doc['runtime_default_model'] or '(none)'}")
+    click.echo(f"fallbacks: {', '.join(doc['effective_fallback_models']) or '(none)'}")
+    if doc["budget"]:
+        click.echo("budget:    " + ", ".join(f"{k}={v}" for k, v in doc["budget"].items()))
+
+
+@model_group.command("show")
+@click.argument("agent")
+@click.option("--json", "as_json", is_flag=True, help="One JSON document.")
+def show_cmd(agent: str, as_json: bool) -> None:
+    """Show AGENT's effective model, where it comes from, fallbacks and budgets."""
+    _show(agent, as_json)
+
+
+@model_group.command("set")
+@click.argument("agent")
+@click.argument("model_ref")
+@click.option("--json", "as_json", is_flag=True, help="Print the new model state.")
+def set_cmd(agent: str, model_ref: str, as_json: bool) -> None:
+    """Override AGENT's model with MODEL_REF (provider/model) for future turns."""
+    from holon.errors import UsageError
+    from holon.home.registry import resolve
+    from holon.runtime.agent import Agent
+
+    if "/" not in model_ref:
+        raise UsageError(f"{model_ref!r} is not a model ref", kind="invalid_model_ref",
+                         hint="use provider/model, e.g. anthropic/claude-sonnet-4-5")
+    a = Agent(resolve(agent))
+    a.update_state(lambda s: setattr(s, "model_override", model_ref))
+    a.event("model_override_set", model_ref=model_ref)
+    _show(agent, as_json)
+
+
+@model_group.command("clear")
+@click.argument("agent")
+@click.option("--json", "as_json", is_flag=True, help="Print the new model state.")
+def clear_cmd(agent: str, as_json: bool) -> None:
+    """Clear AGENT's override: back to the runtime default and fallback chain."""
+    from holon.home.registry import resolve
+    from holon.runtime.agent import Agent
+
+    a = Agent(resolve(agent))
+    a.update_state(lambda s: setattr(s, "model_override", None))
+    a.event("model_override_cleared")
+    _show(agent, as_json)
+
+
+@model_group.command("budget")
+@click.argument("agent")
+@click.option("--daily-tokens", type=click.IntRange(min=0), help="Tokens per UTC day (0 removes the limit).")
+@click.option("--turn-tokens", type=click.IntRange(min=0), help="Tokens per turn (0 removes the limit).")
+@click.option("--json", "as_json", is_flag=True, help="Print the model state with budgets.")
+def budget_cmd(agent: str, daily_tokens: int | None, turn_tokens: int | None, as_json: bool) -> None:
+    """Show or set AGENT's token budgets, checked before every provider request across ticks."""
+    from holon.home.registry import resolve
+    from holon.runtime.agent import Agent
+    from holon.store.atomic import read_json, write_json
+
+    a = Agent(resolve(agent))
+    path = a.home.dot / "budget.json"
+    if daily_tokens is not None or turn_tokens is not None:
+        with a.state_lock():
+            data = read_json(path, {}) or {}
+            for key, value in (("daily_tokens", daily_tokens), ("turn_tokens", turn_tokens)):
+                if value is not None:
+                    data[key] = value
+            data = {k: v for k, v in data.items() if v}
+            write_json(path, {"schema_version": 1, **data} if data else {"schema_version": 1})
+        a.event("budget_set", **{k: v for k, v in (("daily_tokens", daily_tokens), ("turn_tokens", turn_tokens))
+                                 if v is not None})
+    _show(agent, as_json)
