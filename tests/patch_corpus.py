@@ -35,13 +35,14 @@ VALID = {
     "non_ascii": "--- a/caf\u00e9.txt\n+++ b/caf\u00e9.txt\n@@ -1,2 +1,2 @@\n na\u00efve\n-\u00fcber\n+\u65e5\u672c\u8a9e \U0001f600\n",
     "wrong_counts": "--- a/f.txt\n+++ b/f.txt\n@@ -1,9 +1,9 @@\n a\n-b\n+B\n c\n",
     "minus_minus_content": "--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,2 @@\n--- comment\n+++ counter\n select 1;\n",
+    "crlf_transport": "--- a/f.txt\r\n+++ b/f.txt\r\n@@ -1 +1 @@\r\n-a\r\n+b\r\n",
+    "crlf_body": "--- a/w.txt\n+++ b/w.txt\n@@ -1,2 +1,2 @@\n a\r\n-b\r\n+c\r\n",
     "quoted_path": '--- "a/caf\\303\\251.txt"\n+++ "b/caf\\303\\251.txt"\n@@ -1 +1 @@\n-a\n+b\n',
 }
 
 # accepted by the runtime parser ("wide in") though outside the grammar's exact language
 TOLERATED = {
     "no_final_newline": "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-a\n+b",
-    "crlf_transport": "--- a/f.txt\r\n+++ b/f.txt\r\n@@ -1 +1 @@\r\n-a\r\n+b\r\n",
 }
 
 # name -> (patch, error kind); the grammar rejects these too

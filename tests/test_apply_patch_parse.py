@@ -122,12 +122,12 @@ def test_blank_lines_between_and_around_file_patches():
 def test_missing_final_newline_and_crlf_transport_are_tolerated():
     [p] = parse_patch(TOLERATED["no_final_newline"])
     assert p.hunks[0].lines[-1].text == "b"
-    [c] = parse_patch(TOLERATED["crlf_transport"])
+    [c] = parse_patch(VALID["crlf_transport"])
     assert not c.literal_eol and c.hunks[0].lines[-1].text == "b"
 
 
 def test_crlf_body_of_a_git_diff_is_literal():
-    [p] = parse_patch("--- a/w.txt\n+++ b/w.txt\n@@ -1,2 +1,2 @@\n a\r\n-b\r\n+c\r\n")
+    [p] = parse_patch(VALID["crlf_body"])
     assert p.literal_eol and [line.text for line in p.hunks[0].lines] == ["a", "b", "c"]
 
 

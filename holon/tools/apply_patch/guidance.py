@@ -21,7 +21,7 @@ Call ApplyPatch with a JSON object whose `patch` string holds the unified diff:
 """
 
 _FREEFORM = """
-ApplyPatch is a freeform tool: emit the same unified diff body directly as its input, with no JSON wrapper and no code fence:
+ApplyPatch is a freeform tool: emit the unified diff body directly as its input, with no JSON wrapper and no code fence:
 --- a/path
 +++ b/path
 @@ -1,1 +1,1 @@
