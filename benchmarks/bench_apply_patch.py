@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from holon.tools.base import ToolContext  # noqa: E402
-from holon.tools.registry import call  # noqa: E402
+from holon.tools.base import ToolContext
+from holon.tools.registry import call
 
 LINES = 50_000
 HUNKS = 200
@@ -34,7 +34,7 @@ def build(work: Path) -> tuple[bytes, bytes, str]:
     (work / "before.txt").write_text("".join(before))
     (work / "after.txt").write_text("".join(after))
     diff = subprocess.run(["git", "diff", "--no-index", "--no-color", "before.txt", "after.txt"], cwd=work,
-                          capture_output=True, text=True).stdout
+                          capture_output=True, text=True, check=False).stdout
     body = diff[diff.index("\n@@") + 1:]
     return "".join(before).encode(), "".join(after).encode(), "--- a/big.txt\n+++ b/big.txt\n" + body
 
@@ -56,7 +56,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         before, after, patch = build(work)
-        drifted = re.sub(r"^@@ -(\d+)", lambda m: f"@@ -{int(m[1]) + 40}", patch, flags=re.M)
+        drifted = re.sub(r"^@@ -(\d+)", lambda m: f"@@ -{int(m[1]) + 40}", patch, flags=re.MULTILINE)
         (work / "patch.diff").write_text(patch)
         target = work / "big.txt"
         ctx = ToolContext(agent_id="bench", home=work, execution_root=work, cwd=work)

@@ -5,11 +5,11 @@ import stat
 from pathlib import Path
 
 import pytest
+from patch_corpus import SEMANTIC_INVALID, SYNTAX_INVALID, VALID
 
 from holon.tools.apply_patch import transaction
 from holon.tools.base import ToolContext
 from holon.tools.registry import call, get
-from patch_corpus import SEMANTIC_INVALID, SYNTAX_INVALID, VALID
 
 
 def ctx_for(root: Path, cwd: Path | None = None) -> ToolContext:
@@ -170,7 +170,7 @@ def test_rename_only_and_rename_with_edits(tmp_path):
     assert not (tmp_path / "old.txt").exists() and (tmp_path / "new.txt").read_text() == "line 1\nold line\nline 3\n"
     assert result["renamed"] == [{"from": "old.txt", "to": "new.txt"}] and result["hunk_counts"] == {"new.txt": 0}
     os.rename(tmp_path / "new.txt", tmp_path / "old.txt")
-    env, receipt = apply(tmp_path, VALID["rename_with_edits"])
+    _, receipt = apply(tmp_path, VALID["rename_with_edits"])
     assert (tmp_path / "new.txt").read_text() == "line 1\nnew line\nline 3\n" and not (tmp_path / "old.txt").exists()
     assert (tmp_path / "new.txt").stat().st_mode & 0o7777 == 0o755
     assert receipt == "Applied patch: R old.txt -> new.txt (1 hunk)"

@@ -2,9 +2,9 @@
 
 import lark
 import pytest
+from patch_corpus import SYNTAX_INVALID, TOLERATED, all_valid
 
 from holon.tools.apply_patch.tool import GRAMMAR, ApplyPatch
-from patch_corpus import SYNTAX_INVALID, TOLERATED, all_valid
 
 
 @pytest.fixture(scope="module")

@@ -1,11 +1,11 @@
 """Parser rules of the unified diff subset V1: structure, tolerance, and every syntax error kind."""
 
 import pytest
+from patch_corpus import SEMANTIC_INVALID, SYNTAX_INVALID, TOLERATED, VALID
 
 from holon.tools.apply_patch.errors import HINTS
 from holon.tools.apply_patch.parser import parse_patch
 from holon.tools.base import ToolFailure
-from patch_corpus import SEMANTIC_INVALID, SYNTAX_INVALID, TOLERATED, VALID
 
 
 def fail(patch: str) -> ToolFailure:

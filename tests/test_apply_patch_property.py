@@ -20,7 +20,7 @@ from holon.tools.registry import call
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 GRAMMAR_PARSER = lark.Lark(GRAMMAR, start="start")
-HEADER = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", re.M)
+HEADER = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", re.MULTILINE)
 
 line = st.one_of(st.sampled_from(["", "}", "x", "  return y", "z\t", "z"]),
                  st.text(alphabet="abcdefgh \u00e9", min_size=1, max_size=8))

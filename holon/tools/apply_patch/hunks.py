@@ -66,7 +66,7 @@ def _continues(r: Reader, old_left: int, new_left: int) -> bool:
     line = r.peek()
     if line.startswith("\\"):
         return True
-    if line.startswith("@@") or line.startswith("diff --git "):
+    if line.startswith(("@@", "diff --git ")):
         return False
     if old_left > 0 or new_left > 0:
         # an overcounted hunk ends where a new file patch clearly starts, unless those two

@@ -13,8 +13,8 @@ O(hunk) and a miss O(file) once per file.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from holon.tools.apply_patch.errors import patch_error
 from holon.tools.apply_patch.model import Hunk

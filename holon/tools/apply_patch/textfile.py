@@ -34,7 +34,7 @@ def decode(data: bytes, path: str) -> TextFile:
     final_newline = lines[-1] == ""
     if final_newline:
         lines.pop()
-    keys = [line[:-1] if line.endswith("\r") else line for line in lines] if "\r" in text else lines
+    keys = [line.removesuffix("\r") for line in lines] if "\r" in text else lines
     crlf = text.count("\r\n") * 2 > text.count("\n")
     return TextFile(lines, keys, final_newline, crlf)
 
