@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from holon.tools.apply_patch.errors import patch_error
 from holon.tools.apply_patch.model import Hunk
 
-_WINDOW = 20
-_TEXT_BUDGET = 160
+_WINDOW = 12
+_TEXT_BUDGET = 100
 
 
 @dataclass(frozen=True)
