@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from golden import check_golden
+from golden_check import check_golden
 from holon.tools.apply_patch.guidance import prompt_guidance
 from holon.tools.apply_patch.parser import parse_patch
 
