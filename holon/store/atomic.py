@@ -22,8 +22,13 @@ def fsync_dir(path: str | os.PathLike) -> None:
         os.close(fd)
 
 
-def write_bytes(path: str | os.PathLike, data: bytes, *, mode: int | None = None) -> None:
-    """Replace `path` with `data` atomically; readers see the old or the new file, never half."""
+def stage_bytes(path: str | os.PathLike, data: bytes, *, mode: int | None = None) -> Path:
+    """Write `data` to a fsynced temp file beside `path` and return it; os.replace it into place.
+
+    `mode` defaults to the mode of the existing file (so replacement keeps an
+    executable bit), else 0o644. Callers that stage several files can commit
+    them together or unlink the temp files to abandon the change.
+    """
     path = Path(path)
     if mode is None:
         try:
@@ -47,7 +52,13 @@ def write_bytes(path: str | os.PathLike, data: bytes, *, mode: int | None = None
             pass
         raise
     os.close(fd)
-    os.replace(tmp, path)
+    return tmp
+
+
+def write_bytes(path: str | os.PathLike, data: bytes, *, mode: int | None = None) -> None:
+    """Replace `path` with `data` atomically; readers see the old or the new file, never half."""
+    path = Path(path)
+    os.replace(stage_bytes(path, data, mode=mode), path)
     fsync_dir(path.parent)
 
 

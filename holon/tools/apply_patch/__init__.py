@@ -1,0 +1,1 @@
+"""ApplyPatch: unified diff parsing, context-first application and transactional writes."""
