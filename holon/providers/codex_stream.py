@@ -111,6 +111,9 @@ class CodexStreamProvider:
         try:
             stream = client.responses.create(**codex_params(request))
             return consume(event.to_dict() for event in stream)
+        except ProviderFailure as failure:  # reported inside the feed: say where it came from
+            failure.diagnostics.setdefault("url", probe.url or self.base_url)
+            raise
         except sdk_errors() as exc:
             raise errors.from_exception(exc, provider="openai-codex", probe=probe, url=self.base_url,
                                         secrets=(token,)) from None

@@ -103,7 +103,7 @@ def error_fields(body: Any) -> tuple[str | None, str | None, str]:
     if isinstance(err, dict):
         code = err.get("code")
         return (str(code) if code is not None else None, err.get("type") if isinstance(err.get("type"), str)
-                else None, str(err.get("message") or ""))
+                else None, str(err.get("message") or err.get("detail") or ""))
     return None, None, str(err or "")[:500]
 
 
