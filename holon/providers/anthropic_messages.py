@@ -18,6 +18,7 @@ import os
 from typing import Any
 
 from holon.providers import errors
+from holon.providers.lowering import json_input
 from holon.providers.types import (AssistantItem, PromptBlock, ProviderFailure, ProviderRequest, ProviderResponse,
                                    TokenUsage, ToolCall, ToolDefinition, ToolResultItem, UserItem)
 
@@ -53,21 +54,6 @@ def system_blocks(request: ProviderRequest) -> list[dict[str, Any]]:
     return _text_blocks([PromptBlock(text=frame.system_prompt), *frame.system_blocks])
 
 
-def _tool_input(call: ToolCall, tools: dict[str, ToolDefinition]) -> dict[str, Any]:
-    if call.arguments is not None:
-        return call.arguments
-    raw = call.raw_arguments or ""
-    tool = tools.get(call.name)
-    props = (tool.input_schema.get("properties") or {}) if tool is not None else {}
-    if call.kind == "custom" and len(props) == 1:
-        return {next(iter(props)): raw}
-    try:
-        parsed = json.loads(raw) if raw.strip() else {}
-    except ValueError:
-        parsed = None
-    return parsed if isinstance(parsed, dict) else {"input": raw}
-
-
 def _add_user(messages: list[dict[str, Any]], block: dict[str, Any]) -> None:
     if not messages or messages[-1]["role"] != "user":
         messages.append({"role": "user", "content": [block]})
@@ -93,7 +79,7 @@ def messages_payload(request: ProviderRequest) -> list[dict[str, Any]]:
                                  "content": item.content, "is_error": item.is_error})
         elif isinstance(item, AssistantItem):
             content: list[dict[str, Any]] = [{"type": "text", "text": item.text}] if item.text else []
-            content += [{"type": "tool_use", "id": c.id, "name": c.name, "input": _tool_input(c, tools)}
+            content += [{"type": "tool_use", "id": c.id, "name": c.name, "input": json_input(c, tools)}
                         for c in item.tool_calls]
             if content:
                 messages.append({"role": "assistant", "content": content})

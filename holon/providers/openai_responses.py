@@ -12,6 +12,7 @@ import os
 from typing import Any
 
 from holon.providers import errors
+from holon.providers.lowering import freeform_text
 from holon.providers.types import (AssistantItem, ProviderFailure, ProviderRequest, ProviderResponse, TokenUsage,
                                    ToolCall, ToolDefinition, ToolResultItem, UserItem)
 
@@ -53,15 +54,6 @@ def tools_payload(tools: list[ToolDefinition]) -> list[dict[str, Any]]:
 def instructions(request: ProviderRequest) -> str:
     frame = request.frame
     return "\n\n".join(p for p in [frame.system_prompt, *(b.text for b in frame.system_blocks)] if p)
-
-
-def freeform_text(call: ToolCall) -> str:
-    """The freeform payload of a call: its raw text, or the one string argument a JSON transport carried."""
-    if call.raw_arguments is not None:
-        return call.raw_arguments
-    args = call.arguments or {}
-    strings = [v for v in args.values() if isinstance(v, str)]
-    return strings[0] if len(args) == 1 and strings else json.dumps(args, ensure_ascii=False)
 
 
 def json_arguments(call: ToolCall) -> str:
