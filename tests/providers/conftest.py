@@ -90,6 +90,10 @@ class LoopbackServer:
     def sse(self, events: list[dict[str, Any]]) -> None:
         self.queue.append(Reply(mode="sse", events=events))
 
+    def sse_raw(self, raw: bytes) -> None:
+        """An event stream whose bytes are exactly `raw` (e.g. an event with malformed JSON data)."""
+        self.queue.append(Reply(mode="sse", body=raw))
+
     def malformed(self) -> None:
         self.queue.append(Reply(200, b'{"id": "resp_1", "output": [', {"Content-Type": "application/json"}))
 
@@ -122,6 +126,7 @@ class LoopbackServer:
             h.send_header("Content-Type", "text/event-stream")
             h.send_header("Connection", "close")
             h.end_headers()
+            h.wfile.write(reply.body)
             for event in reply.events:
                 h.wfile.write(f"event: {event.get('type', 'message')}\ndata: {json.dumps(event)}\n\n".encode())
                 h.wfile.flush()
