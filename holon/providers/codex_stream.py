@@ -27,7 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from holon.providers import errors
-from holon.providers.openai_responses import failed_response, parse_response, request_params, sdk_client, sdk_errors
+from holon.providers.openai_responses import (
+    failed_response,
+    parse_response,
+    request_params,
+    sdk_client,
+    sdk_errors,
+)
 from holon.providers.types import ProviderFailure, ProviderRequest, ProviderResponse
 
 DEFAULT_BASE_URL = "https://chatgpt.com/backend-api/codex"

@@ -13,7 +13,13 @@ from provider_kits import FRAME, KITS, TOOLS
 from pydantic import BaseModel, Field
 
 from holon.providers.resolve import make_provider
-from holon.providers.types import AssistantItem, ProviderRequest, ToolCall, ToolResultItem, UserItem
+from holon.providers.types import (
+    AssistantItem,
+    ProviderRequest,
+    ToolCall,
+    ToolResultItem,
+    UserItem,
+)
 from holon.tools import registry
 from holon.tools.base import Tool, ToolArgs
 from holon.tools.definitions import definitions
