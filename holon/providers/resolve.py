@@ -9,10 +9,30 @@ from pathlib import Path
 
 from holon.providers.types import Provider, ProviderFailure
 
+_CHAT = "holon.providers.chat_completions:factory"
 # provider id -> "module:factory"; factory(model_ref, provider_config) -> Provider
-TRANSPORTS: dict[str, str] = {}
+TRANSPORTS: dict[str, str] = {
+    "openai": "holon.providers.openai_responses:factory",
+    "anthropic": "holon.providers.anthropic_messages:factory",
+    "openai-codex": "holon.providers.codex_stream:factory",
+    # OpenAI-compatible endpoints whose URL and plain bearer key (or none) fit chat completions
+    "ollama": _CHAT,
+    "openrouter": _CHAT,
+    "deepseek": _CHAT,
+}
 # transport name usable in [providers.NAME] tables -> "module:factory"
-CONFIG_TRANSPORTS: dict[str, str] = {}
+CONFIG_TRANSPORTS: dict[str, str] = {
+    "openai_chat_completions": _CHAT,
+    "openai_responses": "holon.providers.openai_responses:factory",
+    "anthropic_messages": "holon.providers.anthropic_messages:factory",
+}
+
+
+def _unsupported(message: str, provider_id: str, **extra: object) -> ProviderFailure:
+    return ProviderFailure("unsupported_transport", message, category="protocol",
+                           diagnostics={"stage": "candidate_selection", "provider": provider_id,
+                                        "known_providers": sorted(TRANSPORTS),
+                                        "config_transports": sorted(CONFIG_TRANSPORTS), **extra})
 
 
 def provider_config(provider_id: str) -> dict:
@@ -38,14 +58,13 @@ def make_provider(model_ref: str, *, home: Path | None = None) -> Provider:
     if table.get("transport"):
         target = CONFIG_TRANSPORTS.get(str(table["transport"]))
         if target is None:
-            raise ProviderFailure("unsupported_transport",
-                                  f"provider {provider_id!r} uses unsupported transport {table['transport']!r}",
-                                  category="protocol")
+            raise _unsupported(f"provider {provider_id!r} uses unsupported transport {table['transport']!r}; "
+                               f"use one of {', '.join(sorted(CONFIG_TRANSPORTS))}", provider_id,
+                               transport=str(table["transport"]))
     target = target or TRANSPORTS.get(provider_id)
     if target is None:
-        raise ProviderFailure("unsupported_transport",
-                              f"no transport for provider {provider_id!r} (model ref {model_ref!r})",
-                              category="protocol")
+        raise _unsupported(f"no transport for provider {provider_id!r} (model ref {model_ref!r}); add a "
+                           f"[providers.{provider_id}] table with transport, base_url and api_key_env", provider_id)
     import importlib
 
     module, factory = target.split(":")

@@ -1,0 +1,131 @@
+"""`openai-codex/*`: Responses with `stream: true` against the ChatGPT Codex backend, via the `openai` SDK.
+
+Request differences from `openai/*`: `stream: true`, `store: false`,
+`include: []`, `reasoning: null`, and no `max_output_tokens` (the backend
+rejects it). Nothing is stored server-side, so every request replays the full
+conversation, earlier `function_call` / `custom_tool_call` items included; no
+`previous_response_id`. The SSE feed is consumed to its terminal event:
+`response.completed` (its `output` rebuilt from `response.output_item.done`
+events when it arrives empty), `response.incomplete` (a response whose
+stop_reason says why), `response.failed` and `error` events (classified by
+their error code). A feed that ends without a terminal event is a
+`connection` failure at the body stage.
+
+Credentials: `OPENAI_CODEX_ACCESS_TOKEN`, else `tokens.access_token` from the
+Codex CLI's `$CODEX_HOME/auth.json` (default `~/.codex/auth.json`); its
+`tokens.account_id`, when present, is sent as `chatgpt-account-id`.
+Endpoint: `$OPENAI_CODEX_BASE_URL`, else `[providers.openai-codex] base_url`,
+else the ChatGPT backend.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from holon.providers import errors
+from holon.providers.openai_responses import (
+    failed_response,
+    parse_response,
+    request_params,
+    sdk_client,
+    sdk_errors,
+)
+from holon.providers.types import ProviderFailure, ProviderRequest, ProviderResponse
+
+DEFAULT_BASE_URL = "https://chatgpt.com/backend-api/codex"
+TOKEN_ENV = "OPENAI_CODEX_ACCESS_TOKEN"
+
+
+def auth_file() -> Path:
+    home = os.environ.get("CODEX_HOME")
+    return (Path(home).expanduser() if home else Path.home() / ".codex") / "auth.json"
+
+
+def credentials() -> tuple[str | None, str | None, str]:
+    """(access token, account id, where it came from). Never logs or returns more than needed."""
+    token = os.environ.get(TOKEN_ENV)
+    if token:
+        return token, None, TOKEN_ENV
+    path = auth_file()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None, None, str(path)
+    tokens = data.get("tokens") if isinstance(data, dict) else None
+    if not isinstance(tokens, dict) or not isinstance(tokens.get("access_token"), str):
+        return None, None, str(path)
+    account = tokens.get("account_id")
+    return tokens["access_token"], account if isinstance(account, str) else None, str(path)
+
+
+def base_url(config: dict[str, Any]) -> str:
+    return str(os.environ.get("OPENAI_CODEX_BASE_URL") or config.get("base_url") or DEFAULT_BASE_URL)
+
+
+def codex_params(request: ProviderRequest) -> dict[str, Any]:
+    params = request_params(request)
+    params.update({"stream": True, "store": False, "include": [], "reasoning": None})
+    return params
+
+
+def consume(events: Iterable[dict[str, Any]], provider: str = "openai-codex") -> ProviderResponse:
+    """Fold an SSE event feed into one ProviderResponse, or raise the failure it reports."""
+    done_items: list[dict[str, Any]] = []
+    for event in events:
+        kind = event.get("type")
+        if kind == "response.output_item.done" and isinstance(event.get("item"), dict):
+            done_items.append(event["item"])
+        elif kind in ("response.completed", "response.incomplete"):
+            response = event.get("response")
+            if not isinstance(response, dict):
+                raise ProviderFailure("invalid_response", f"{provider}: {kind} without a response object",
+                                      diagnostics={"stage": "decode"})
+            if not response.get("output"):
+                response = {**response, "output": done_items}
+            return parse_response(response, provider)
+        elif kind == "response.failed":
+            response = event.get("response") if isinstance(event.get("response"), dict) else {}
+            raise failed_response(provider, response.get("error"))
+        elif kind == "error":
+            raise failed_response(provider, event)
+    raise ProviderFailure("connection", f"{provider}: event stream ended before a terminal response event",
+                          diagnostics={"stage": "body", "reqwest": {
+                              "is_timeout": False, "is_connect": False, "is_request": False, "is_body": True,
+                              "is_decode": False, "is_redirect": False}})
+
+
+class CodexStreamProvider:
+    name = "openai-codex"
+
+    def __init__(self, model_ref: str, config: dict[str, Any]) -> None:
+        self.model_ref = model_ref
+        self.base_url = base_url(config)
+
+    def complete(self, request: ProviderRequest) -> ProviderResponse:
+        token, account, source = credentials()
+        if not token:
+            raise ProviderFailure("missing_credentials",
+                                  f"openai-codex: no access token; set {TOKEN_ENV} or sign in with the Codex CLI "
+                                  f"(looked in {source})", diagnostics={"stage": "credentials"})
+        headers = {"chatgpt-account-id": account} if account else None
+        probe = errors.Probe()
+        client = sdk_client(token, self.base_url, request.timeout_s, probe, headers)
+        try:
+            stream = client.responses.create(**codex_params(request))
+            return consume(event.to_dict() for event in stream)
+        except ProviderFailure as failure:  # reported inside the feed: say where it came from
+            failure.diagnostics.setdefault("url", probe.url or self.base_url)
+            raise
+        except sdk_errors() as exc:
+            raise errors.from_exception(exc, provider="openai-codex", probe=probe, url=self.base_url,
+                                        secrets=(token,)) from None
+        finally:
+            client.close()
+
+
+def factory(model_ref: str, provider_config: dict[str, Any]) -> CodexStreamProvider:
+    return CodexStreamProvider(model_ref, provider_config)
