@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-from conftest import run
+from helpers import run
 
 
 def test_init_creates_the_default_layout(holon_env):

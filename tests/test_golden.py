@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import REPO, run, subprocess_env
-from golden import check, normalize
+from helpers import REPO, run, subprocess_env
+from golden_check import check, normalize
 
 
 def _quickstart(holon_env: Path) -> dict[str, str]:

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from conftest import run, subprocess_env
-from golden import check
+from helpers import run, subprocess_env
+from golden_check import check
 
 HEAVY = ("openai", "anthropic", "httpx", "httpx2", "pexpect", "pydantic", "watchfiles", "croniter")
 

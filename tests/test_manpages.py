@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from conftest import REPO
+from helpers import REPO
 
 
 def test_man_pages_match_the_code():

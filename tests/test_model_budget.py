@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import run, subprocess_env
+from helpers import run, subprocess_env
 
 
 def test_model_set_show_clear(agent, script):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, holon_cmd, run, subprocess_env
+from helpers import REPO, holon_cmd, run, subprocess_env
 from holon.store import jsonl
 
 LEDGERS = ("messages", "transcript", "events", "briefs")

@@ -6,7 +6,7 @@ import json
 import subprocess
 import time
 
-from conftest import REPO, holon_cmd, run, subprocess_env
+from helpers import REPO, holon_cmd, run, subprocess_env
 
 
 def test_prompt_runs_a_turn_with_a_tool_error_and_a_brief(agent, script):
