@@ -26,6 +26,8 @@ COMMANDS: dict[str, str] = {
     "resume": "holon.cli.control:resume_cmd",
     "stop": "holon.cli.control:stop_cmd",
     "wake": "holon.cli.control:wake_cmd",
+    "tool": "holon.cli.tool:tool_group",
+    "task": "holon.cli.task:task_group",
 }
 
 
