@@ -110,7 +110,6 @@ def _promote(home: Path, agent_id: str, spec: CommandSpec, run_: spawn.Running, 
                               wrapper_pid=run_.proc.pid)
     store.save(home, record)
     sup_pid = spawn.start_supervisor(tdir, run_)
-    store.set_active(home, task_id, sup_pid)
     record["supervisor_pid"] = sup_pid
     spawn.close(run_)
     run_.proc.returncode = 0  # the supervisor owns it now; keep Popen.__del__ from warning

@@ -233,4 +233,7 @@ def start_supervisor(task_dir: Path, run: Running) -> int:
         sup = subprocess.Popen([sys.executable, "-m", "holon.tasks.supervisor", str(task_dir), spec],
                                pass_fds=fds, start_new_session=True, stdin=subprocess.DEVNULL,
                                stdout=subprocess.DEVNULL, stderr=log, env=env, close_fds=True)
-    return sup.pid
+    sup.wait()  # it forks the real supervisor and exits once the active marker names it (no zombie here)
+    from holon.tasks.store import read_marker
+
+    return read_marker(task_dir.parents[2], task_dir.name)

@@ -75,6 +75,13 @@ def set_active(home: Path, task_id: str, pid: int) -> None:
     write_text(path, f"{pid}\n")
 
 
+def read_marker(home: Path, task_id: str) -> int:
+    try:
+        return int(marker(home, task_id).read_text().strip() or 0)
+    except (OSError, ValueError):
+        return 0
+
+
 def clear_active(home: Path, task_id: str) -> None:
     try:
         os.unlink(marker(home, task_id))

@@ -40,7 +40,6 @@ def supervise(tdir: Path, outputs: dict[int, str], stdin_fd: int | None) -> None
     record = store.load(home, task_id) or {}
     record["supervisor_pid"] = os.getpid()
     store.save(home, record)
-    store.set_active(home, task_id, os.getpid())
     pid = int(record["pid"])
     sel = selectors.DefaultSelector()
     for fd in outputs:
@@ -122,6 +121,10 @@ def _finish(home: Path, tdir: Path, record: dict) -> None:
 def main(argv: list[str]) -> int:
     tdir = Path(argv[0]).absolute()
     outputs, stdin_fd = parse_spec(argv[1] if len(argv) > 1 else "")
+    child = os.fork()  # detach: the starter waits for this process, never for the supervisor
+    if child:
+        store.set_active(tdir.parents[2], tdir.name, child)
+        os._exit(0)
     supervise(tdir, outputs, stdin_fd)
     return 0
 
