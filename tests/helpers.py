@@ -49,6 +49,8 @@ def wait_for(pred, timeout: float = 10.0, step: float = 0.05):
 
 
 def normalize(text: str) -> str:
+    text = re.sub(r"/tmp/pytest-of-[^/]+/pytest-\d+/[^/\s\"]+", "<TMP>", text)
+    text = text.replace("<TMP>/holon-home/agents/a", "<HOME>")
     text = re.sub(r"/\S*?/(artifacts|tasks)/", r"<HOME>/.holon/\1/", text)
     text = re.sub(r"\btask_0[0-9a-z]{12,}", "<TASK_ID>", text)
     text = re.sub(r"-[0-9a-f]{8}\.log", "-<RAND>.log", text)
