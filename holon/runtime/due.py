@@ -65,4 +65,9 @@ def _alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    try:  # a killed supervisor whose parent never reaps it (PID 1 in a container) is a zombie: dead
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+        return stat[stat.rfind(b")") + 2: stat.rfind(b")") + 3] != b"Z"
+    except OSError:
+        return True

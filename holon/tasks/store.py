@@ -1,18 +1,163 @@
-"""Task records on disk: `.holon/tasks/<task_id>/task.json`, `.holon/tasks/active/<task_id>` markers."""
+"""Task records on disk: `.holon/tasks/<task_id>/task.json` and `.holon/tasks/active/<task_id>` markers.
+
+Layout of one command task directory:
+    task.json      the TaskRecord (atomic replace; the terminal record is authoritative)
+    output.log     combined output (stdout and stderr as read, or the tty transcript)
+    exit_status    "<n>\\n" written by the command's wrapper shell when the command ends
+    stdin.fifo     input channel for accepts_input tasks (read by the supervisor)
+    stop_requested present once TaskStop asked the task to stop
+The marker `.holon/tasks/active/<task_id>` holds the supervisor pid while it is alive.
+This module is stdlib only: the supervisor and the idle tick import it.
+"""
 
 from __future__ import annotations
 
-from holon.runtime.agent import Agent
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from holon import clock
+from holon.store.atomic import read_json, write_json, write_text
+
+TERMINAL = ("completed", "failed", "cancelled", "interrupted")
 
 
-def recover_orphans(agent: Agent) -> list[str]:
-    active = agent.home.tasks / "active"
+def cmd_digest(cmd: str, workdir: str, shell: str, login: bool, tty: bool) -> str:
+    """Command identity: what decides whether two ExecCommand calls are the same command."""
+    key = json.dumps([cmd, workdir, shell, bool(login), bool(tty)], ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def tasks_root(home: Path) -> Path:
+    return Path(home) / ".holon" / "tasks"
+
+
+def task_dir(home: Path, task_id: str) -> Path:
+    return tasks_root(home) / task_id
+
+
+def marker(home: Path, task_id: str) -> Path:
+    return tasks_root(home) / "active" / task_id
+
+
+def load(home: Path, task_id: str) -> dict[str, Any] | None:
+    if not task_id or "/" in task_id or task_id.startswith("."):
+        return None
+    return read_json(task_dir(home, task_id) / "task.json")
+
+
+def save(home: Path, record: dict[str, Any]) -> None:
+    record["updated_at"] = clock.now_iso()
+    write_json(task_dir(home, record["id"]) / "task.json", record)
+
+
+def new_record(agent_id: str, task_id: str, command: dict[str, Any], *, parent_message_id: str | None,
+               wrapper_pid: int, supervisor_pid: int | None = None) -> dict[str, Any]:
+    now = clock.now_iso()
+    return {"schema_version": 1, "id": task_id, "agent_id": agent_id, "kind": "command_task",
+            "status": "running", "summary": f"command: {preview(command['cmd'])}", "command": command,
+            "created_at": now, "started_at": now, "updated_at": now, "finished_at": None,
+            "exit_status": None, "signal": None, "pid": wrapper_pid, "supervisor_pid": supervisor_pid,
+            "failure_artifact": None, "parent_message_id": parent_message_id, "result_message_id": None,
+            "stop_requested": False}
+
+
+def preview(cmd: str, limit: int = 80) -> str:
+    one = " ".join(cmd.split())
+    return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
+def set_active(home: Path, task_id: str, pid: int) -> None:
+    path = marker(home, task_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text(path, f"{pid}\n")
+
+
+def read_marker(home: Path, task_id: str) -> int:
     try:
-        markers = [p.name for p in active.iterdir()]
+        return int(marker(home, task_id).read_text().strip() or 0)
+    except (OSError, ValueError):
+        return 0
+
+
+def clear_active(home: Path, task_id: str) -> None:
+    try:
+        os.unlink(marker(home, task_id))
+    except FileNotFoundError:
+        pass
+
+
+def active_ids(home: Path) -> list[str]:
+    try:
+        return sorted(p.name for p in (tasks_root(home) / "active").iterdir() if not p.name.startswith("."))
     except FileNotFoundError:
         return []
-    if not markers:
-        return []
-    from holon.tasks import supervise_recovery
 
-    return supervise_recovery.recover(agent, markers)
+
+def all_records(home: Path) -> list[dict[str, Any]]:
+    out = []
+    try:
+        entries = sorted(tasks_root(home).iterdir())
+    except FileNotFoundError:
+        return []
+    for d in entries:
+        if d.name == "active" or not d.is_dir():
+            continue
+        rec = read_json(d / "task.json")
+        if rec:
+            out.append(rec)
+    out.sort(key=lambda r: r.get("created_at") or "")
+    return out
+
+
+def find_running(home: Path, digest: str) -> dict[str, Any] | None:
+    """The live task running the command with this identity, if any."""
+    for task_id in active_ids(home):
+        rec = load(home, task_id)
+        if rec and rec.get("status") == "running" and rec["command"].get("cmd_digest") == digest:
+            return rec
+    return None
+
+
+def read_exit_status(tdir: Path) -> int | None:
+    """The wrapper writes "<n>\\n" in one write; a file without the newline is not finished yet."""
+    try:
+        text = (tdir / "exit_status").read_text()
+    except (FileNotFoundError, UnicodeDecodeError):
+        return None
+    if not text.endswith("\n"):
+        return None
+    try:
+        return int(text.strip())
+    except ValueError:
+        return None
+
+
+def alive(pid: int | None) -> bool:
+    """Is `pid` a live process (zombies count as gone)?"""
+    if not pid or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+        return stat[stat.rfind(b")") + 2: stat.rfind(b")") + 3] != b"Z"
+    except OSError:
+        return True
+
+
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,105 @@
+"""`holon task list|status|output|input|stop`: operate an agent's background tasks."""
+
+from __future__ import annotations
+
+import click
+
+from holon.cli.output import emit_json
+
+
+@click.group("task")
+def task_group() -> None:
+    """Inspect and control an agent's background command tasks."""
+
+
+def _home(agent: str):
+    from holon.home.registry import resolve
+
+    return resolve(agent).root
+
+
+def _run(fn, home, task_id, *a, **kw):
+    from holon.errors import InvalidInput
+    from holon.tasks.ops import TaskNotFound
+
+    try:
+        return fn(home, task_id, *a, **kw)
+    except TaskNotFound:
+        raise InvalidInput(f"no task {task_id!r}", kind="unknown_task", hint="see `holon task list AGENT`") from None
+
+
+@task_group.command("list")
+@click.argument("agent")
+@click.option("--running", is_flag=True, help="Only tasks that have not ended.")
+@click.option("--json", "as_json", is_flag=True, help="Task snapshots as JSON.")
+def list_cmd(agent: str, running: bool, as_json: bool) -> None:
+    """List AGENT's tasks, oldest first."""
+    from holon.tasks import ops
+
+    tasks = ops.list_tasks(_home(agent), include_finished=not running)
+    if as_json:
+        emit_json(tasks)
+        return
+    for t in tasks:
+        code = f" exit {t['exit_status']}" if t["exit_status"] is not None else ""
+        click.echo(f"{t['task_id']}  {t['status']}{code}  {t['command']['cmd_preview']}")
+
+
+@task_group.command("status")
+@click.argument("agent")
+@click.argument("task_id")
+@click.option("--json", "as_json", is_flag=True, help="The task snapshot as JSON.")
+def status_cmd(agent: str, task_id: str, as_json: bool) -> None:
+    """Show one task's lifecycle state."""
+    from holon.tasks import ops
+
+    t = _run(ops.status, _home(agent), task_id)
+    if as_json:
+        emit_json(t)
+        return
+    click.echo(f"{t['task_id']}: {t['status']}" + (f" (exit {t['exit_status']})" if t["exit_status"] is not None
+                                                    else "") + f"\ncommand: {t['command']['cmd']}")
+
+
+@task_group.command("output")
+@click.argument("agent")
+@click.argument("task_id")
+@click.option("--wait", "timeout", type=float, default=0.0, help="Seconds to wait for the task to end.")
+@click.option("--json", "as_json", is_flag=True, help="The TaskOutputResult as JSON.")
+def output_cmd(agent: str, task_id: str, timeout: float, as_json: bool) -> None:
+    """Print a task's output (head and tail when large; the full output path is listed)."""
+    from holon.tasks import ops
+
+    res = _run(ops.output, _home(agent), task_id, block=timeout > 0, timeout_ms=int(timeout * 1000),
+               budget_chars=32000)
+    if as_json:
+        emit_json(res)
+        return
+    click.echo(res["task"]["output_preview"], nl=False)
+
+
+@task_group.command("input")
+@click.argument("agent")
+@click.argument("task_id")
+@click.argument("text")
+@click.option("--no-newline", is_flag=True, help="Do not append a newline to TEXT.")
+@click.option("--json", "as_json", is_flag=True, help="The TaskInputResult as JSON.")
+def input_cmd(agent: str, task_id: str, text: str, no_newline: bool, as_json: bool) -> None:
+    """Write TEXT to a running task's stdin or terminal. Exit 1 when it was not accepted."""
+    from holon.tasks import ops
+
+    res = _run(ops.send_input, _home(agent), task_id, text if no_newline else text + "\n")
+    emit_json(res) if as_json else click.echo(res["summary_text"])
+    click.get_current_context().exit(0 if res["accepted_input"] else 1)
+
+
+@task_group.command("stop")
+@click.argument("agent")
+@click.argument("task_id")
+@click.option("--json", "as_json", is_flag=True, help="The stop receipt as JSON.")
+def stop_cmd(agent: str, task_id: str, as_json: bool) -> None:
+    """Stop a task: TERM its process group, KILL after a grace period."""
+    from holon.tasks import ops
+
+    res = _run(ops.stop, _home(agent), task_id)
+    emit_json(res) if as_json else click.echo(res["summary_text"])

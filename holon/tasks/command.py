@@ -1,0 +1,117 @@
+"""Run one command: completed within its yield, promoted to a supervised command_task, or already running."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from holon.tasks import spawn, store
+
+_DEFAULT_SHELL: str | None = None
+
+
+def default_shell() -> str:
+    global _DEFAULT_SHELL
+    if _DEFAULT_SHELL is None:
+        _DEFAULT_SHELL = "/bin/bash" if os.access("/bin/bash", os.X_OK) else "/bin/sh"
+    return _DEFAULT_SHELL
+
+
+@dataclass
+class CommandSpec:
+    cmd: str
+    workdir: Path
+    shell: str
+    login: bool
+    tty: bool
+    accepts_input: bool
+    yield_ms: int
+
+    @property
+    def digest(self) -> str:
+        return store.cmd_digest(self.cmd, str(self.workdir), self.shell, self.login, self.tty)
+
+    def metadata(self) -> dict[str, Any]:
+        return {"cmd": self.cmd, "cmd_digest": self.digest, "workdir": str(self.workdir), "shell": self.shell,
+                "login": self.login, "tty": self.tty, "accepts_input": self.accepts_input}
+
+
+@dataclass
+class Finished:
+    exit_status: int | None
+    signal: int | None
+    stdout: str
+    stderr: str
+    duration_ms: int
+
+
+@dataclass
+class Promoted:
+    task: dict[str, Any]
+    initial_output: str
+    duration_ms: int
+
+
+def run(home: Path, agent_id: str, spec: CommandSpec, *, promote: bool = True,
+        parent_message_id: str | None = None) -> Finished | Promoted:
+    """Start the command and wait up to its yield; raises spawn.SpawnError when it cannot start.
+
+    With promote=False (ExecCommandBatch) a command still running at its yield
+    is stopped and reported with `exit_status=None` and `signal` set.
+    """
+    from holon.ids import new_id
+
+    task_id = new_id("task")
+    exit_file = store.task_dir(home, task_id) / "exit_status"
+    env = {"HOLON_AGENT_ID": agent_id, "HOLON_AGENT_HOME": str(home)}
+    run_ = spawn.start(spec.cmd, workdir=spec.workdir, shell=spec.shell, login=spec.login, tty=spec.tty,
+                       accepts_input=spec.accepts_input, exit_file=exit_file, env_extra=env)
+    deadline = run_.started + spec.yield_ms / 1000
+    if run_.stdin_fd is not None and not spec.tty and not promote:
+        os.close(run_.stdin_fd)
+    done = spawn.collect(run_, deadline)
+    if not done and not promote:
+        spawn.kill_group(run_.proc.pid, grace=0.5)
+        spawn.collect(run_, time.monotonic() + 0.5)
+        run_.proc.wait()
+        done = True
+    if done:
+        return _finished(run_)
+    tdir = store.task_dir(home, task_id)
+    tdir.mkdir(parents=True, exist_ok=True)
+    if run_.proc.poll() is not None:  # ended before its exit file had a directory to land in
+        spawn.collect(run_, time.monotonic() + 0.2)
+        return _finished(run_)
+    return _promote(home, agent_id, spec, run_, task_id, parent_message_id)
+
+
+def _finished(run_: spawn.Running) -> Finished:
+    code = run_.proc.wait()
+    spawn.close(run_)
+    duration = int((time.monotonic() - run_.started) * 1000)
+    if run_.tty:
+        return Finished(code if code >= 0 else None, -code if code < 0 else None, run_.text(), "", duration)
+    return Finished(code if code >= 0 else None, -code if code < 0 else None, run_.text("stdout"),
+                    run_.text("stderr"), duration)
+
+
+def _promote(home: Path, agent_id: str, spec: CommandSpec, run_: spawn.Running, task_id: str,
+             parent_message_id: str | None) -> Promoted:
+    from holon.store.atomic import write_bytes
+
+    tdir = store.task_dir(home, task_id)
+    initial = b"".join(c for _, c in run_.chunks)
+    write_bytes(tdir / "output.log", initial)
+    command = {**spec.metadata(), "output_path": str(tdir / "output.log"), "terminal_reentry": True}
+    record = store.new_record(agent_id, task_id, command, parent_message_id=parent_message_id,
+                              wrapper_pid=run_.proc.pid)
+    store.save(home, record)
+    sup_pid = spawn.start_supervisor(tdir, run_)
+    record["supervisor_pid"] = sup_pid
+    spawn.close(run_)
+    run_.proc.returncode = 0  # the supervisor owns it now; keep Popen.__del__ from warning
+    duration = int((time.monotonic() - run_.started) * 1000)
+    return Promoted(record, initial.decode("utf-8", errors="replace"), duration)

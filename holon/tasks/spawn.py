@@ -1,0 +1,239 @@
+"""Start a command directly, collect its output until it ends or its yield expires, then hand it off.
+
+Design (measured against the ExecCommand-of-`true` benchmark):
+
+* Fast path. The command is started directly by the calling process (the
+  tick) with `Popen(start_new_session=True)` — its own session and process
+  group, `HOLON_AGENT_ID` / `HOLON_AGENT_HOME` in its environment — under a
+  tiny wrapper shell: `/bin/sh -c '"$@"; s=$?; { echo $s >"$0"; } 2>/dev/null;
+  exit $s' <exit-file> <shell> [-l] -c <cmd>`. Output is read from pipes (or a
+  pty master for `tty`) with a selector until the command ends or
+  `yield_time_ms` passes. A command that ends in time never touches the task
+  store: no directory, no supervisor, no extra Python process.
+
+* Promotion. At the yield deadline the caller creates `.holon/tasks/<id>/`,
+  writes the output read so far to `output.log`, writes the TaskRecord and
+  starts a detached supervisor (`python -m holon.tasks.supervisor <dir>`, own
+  session) that inherits the read ends of the pipes (or the pty master) and
+  the stdin write end through `pass_fds`. The supervisor keeps appending
+  output, serves `stdin.fifo`, and learns the exit status from the wrapper's
+  exit file, because after the tick exits the command is no longer its
+  parent's child (the wrapper writes the file only once the directory exists;
+  an earlier end is seen by the tick itself through `poll()`).
+
+* tty uses the stdlib `pty` rather than pexpect: a pexpect child cannot be
+  waited on from another process, while a pty master fd can be handed over
+  like a pipe. The wrapper reopens the pty slave by name, so the command gets
+  it as its controlling terminal (the session was created by setsid).
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+WRAPPER = '"$@"; s=$?; { echo $s >"$0"; } 2>/dev/null; exit $s'
+TTY_WRAPPER = 'exec 0<>"$HOLON_TTY" 1>&0 2>&0; unset HOLON_TTY; ' + WRAPPER
+
+
+class SpawnError(Exception):
+    def __init__(self, message: str, details: dict) -> None:
+        super().__init__(message)
+        self.details = details
+
+
+@dataclass
+class Running:
+    """A started command and what has been read from it so far."""
+
+    proc: subprocess.Popen
+    exit_file: Path
+    tty: bool
+    started: float
+    fds: dict[int, str] = field(default_factory=dict)  # fd -> "stdout" | "stderr" | "tty"
+    stdin_fd: int | None = None
+    chunks: list[tuple[str, bytes]] = field(default_factory=list)
+
+    def text(self, stream: str | None = None) -> str:
+        data = b"".join(c for s, c in self.chunks if stream is None or s == stream)
+        return data.decode("utf-8", errors="replace")
+
+
+def start(cmd: str, *, workdir: Path, shell: str, login: bool, tty: bool, accepts_input: bool,
+          exit_file: Path, env_extra: dict[str, str]) -> Running:
+    if not os.path.isdir(workdir):
+        raise SpawnError(f"workdir {workdir} does not exist or is not a directory", {"workdir": str(workdir)})
+    shell_path = shell if os.sep in shell else _which(shell)
+    if not shell_path or not os.access(shell_path, os.X_OK):
+        raise SpawnError(f"shell {shell!r} was not found or is not executable", {"shell": shell})
+    argv = ["/bin/sh", "-c", TTY_WRAPPER if tty else WRAPPER, str(exit_file), shell_path]
+    argv += ["-l", "-c", cmd] if login else ["-c", cmd]
+    env = {**os.environ, **env_extra}
+    try:
+        if tty:
+            return _start_tty(argv, workdir, env, exit_file)
+        proc = subprocess.Popen(argv, cwd=workdir, env=env, start_new_session=True,
+                                stdin=subprocess.PIPE if accepts_input else subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except OSError as exc:
+        raise SpawnError(f"could not start the command: {exc.strerror or exc}", {"errno": exc.errno}) from None
+    run = Running(proc, exit_file, False, time.monotonic())
+    run.fds = {proc.stdout.fileno(): "stdout", proc.stderr.fileno(): "stderr"}
+    run.stdin_fd = proc.stdin.fileno() if proc.stdin else None
+    return run
+
+
+def _start_tty(argv: list[str], workdir: Path, env: dict, exit_file: Path) -> Running:
+    import pty
+
+    master, slave = pty.openpty()
+    env["HOLON_TTY"] = os.ttyname(slave)
+    try:
+        proc = subprocess.Popen(argv, cwd=workdir, env=env, start_new_session=True,
+                                stdin=slave, stdout=slave, stderr=slave)
+    finally:
+        os.close(slave)
+    run = Running(proc, exit_file, True, time.monotonic())
+    run.fds = {master: "tty"}
+    run.stdin_fd = master
+    return run
+
+
+def _which(name: str) -> str | None:
+    import shutil
+
+    return shutil.which(name)
+
+
+def collect(run: Running, deadline: float, limit_bytes: int | None = None) -> bool:
+    """Read output until the command ends (True) or `deadline` passes (False)."""
+    sel = selectors.DefaultSelector()
+    for fd in run.fds:
+        os.set_blocking(fd, False)
+        sel.register(fd, selectors.EVENT_READ)
+    open_fds = set(run.fds)
+    try:
+        while open_fds:
+            timeout = deadline - time.monotonic()
+            if timeout <= 0:
+                return run.proc.poll() is not None and _drain(run, open_fds)
+            for key, _ in sel.select(timeout):
+                fd = key.fd
+                try:
+                    data = os.read(fd, 65536)
+                except BlockingIOError:
+                    continue
+                except OSError:  # EIO: the pty slave is closed everywhere
+                    data = b""
+                if not data:
+                    sel.unregister(fd)
+                    open_fds.discard(fd)
+                    continue
+                run.chunks.append((run.fds[fd], data))
+            if not open_fds:
+                break
+        # pipes closed; the command is ending (or left background children holding nothing)
+        remaining = deadline - time.monotonic()
+        try:
+            run.proc.wait(timeout=max(0.0, remaining))
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+    finally:
+        sel.close()
+
+
+def _drain(run: Running, open_fds: set[int]) -> bool:
+    """The process ended right at the deadline: take what is left in the pipes without blocking."""
+    for fd in list(open_fds):
+        while True:
+            try:
+                data = os.read(fd, 65536)
+            except (BlockingIOError, OSError):
+                break
+            if not data:
+                break
+            run.chunks.append((run.fds[fd], data))
+    return True
+
+
+def close(run: Running) -> None:
+    for fd in list(run.fds) + ([run.stdin_fd] if run.stdin_fd is not None else []):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    run.fds = {}
+    run.stdin_fd = None
+    for stream in (run.proc.stdin, run.proc.stdout, run.proc.stderr):
+        if stream is not None:
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+
+def kill_group(pgid: int, grace: float = 2.0) -> str:
+    """Stop a whole process group: TERM, wait up to `grace` seconds, then KILL."""
+    from holon.tasks.store import group_alive
+
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except ProcessLookupError:
+        return "gone"
+    end = time.monotonic() + grace
+    while time.monotonic() < end:
+        if not group_alive(pgid) or _only_zombies(pgid):
+            return "terminated"
+        time.sleep(0.02)
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        return "terminated"
+    return "killed"
+
+
+def _only_zombies(pgid: int) -> bool:
+    """True when every process left in the group is a zombie (the group leader may wait to be reaped)."""
+    try:
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{name}/stat", "rb") as fh:
+                    stat = fh.read()
+            except OSError:
+                continue
+            rest = stat[stat.rfind(b")") + 2:].split()
+            if int(rest[2]) == pgid and rest[0] != b"Z":
+                return False
+    except OSError:
+        return False
+    return True
+
+
+def start_supervisor(task_dir: Path, run: Running) -> int:
+    """Hand the running command to a detached supervisor; returns the supervisor pid."""
+    fds = list(run.fds) + ([run.stdin_fd] if run.stdin_fd is not None else [])
+    for fd in fds:
+        os.set_inheritable(fd, True)
+    spec = ",".join(f"{name}:{fd}" for fd, name in run.fds.items())
+    if run.stdin_fd is not None:
+        spec += f",stdin:{run.stdin_fd}"
+    pkg_parent = str(Path(__file__).resolve().parents[2])
+    pythonpath = os.pathsep.join(p for p in (pkg_parent, os.environ.get("PYTHONPATH")) if p)
+    env = {**os.environ, "PYTHONPATH": pythonpath}
+    with open(task_dir / "supervisor.log", "ab") as log:  # the supervisor's own diagnostics
+        sup = subprocess.Popen([sys.executable, "-m", "holon.tasks.supervisor", str(task_dir), spec],
+                               pass_fds=fds, start_new_session=True, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=log, env=env, close_fds=True)
+    sup.wait()  # it forks the real supervisor and exits once the active marker names it (no zombie here)
+    from holon.tasks.store import read_marker
+
+    return read_marker(task_dir.parents[2], task_dir.name)

@@ -1,0 +1,149 @@
+"""Task family tools: TaskStatus, TaskOutput, TaskInput, TaskStop, TaskList (over holon.tasks.ops)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from holon.tools import envelope
+from holon.tools.base import RenderPolicy, Tool, ToolArgs, ToolContext, ToolFailure, ToolOutput
+
+
+class TaskIdArgs(ToolArgs):
+    task_id: str = Field(description="The task_id from ExecCommand's task_handle or TaskList.", min_length=1)
+
+
+class TaskOutputArgs(TaskIdArgs):
+    block: bool = Field(True, description="Wait until the task ends or timeout_ms passes.")
+    timeout_ms: int | None = Field(None, ge=0, le=600000, description="How long to wait when block is true "
+                                   "(default 30000). Not allowed with block=false.")
+    max_output_tokens: int | None = Field(None, ge=1, le=64000, description="Preview budget in estimated tokens.")
+
+
+class TaskInputArgs(TaskIdArgs):
+    input: str = Field(description="Text to write to the task's stdin or terminal; include a trailing newline "
+                       "to submit a line.")
+
+
+class TaskListArgs(ToolArgs):
+    include_finished: bool = Field(False, description="Also list tasks that have ended.")
+
+
+class _TaskTool(Tool):
+    family = "task"
+
+    def rec_or_fail(self, fn: Any, *a: Any, **kw: Any) -> Any:
+        from holon.tasks.ops import TaskNotFound
+
+        try:
+            return fn(*a, **kw)
+        except TaskNotFound:
+            raise ToolFailure("task_not_found", f"no task {a[1]!r} for this agent",
+                              details={"field": "task_id", "task_id": a[1]},
+                              recovery_hint="use TaskList to see this agent's task ids") from None
+
+    def render(self, env: dict[str, Any], policy: RenderPolicy) -> str:
+        return env["summary_text"] + "\n" + json.dumps(env["result"], ensure_ascii=False, indent=1)
+
+
+class TaskStatus(_TaskTool):
+    name = "TaskStatus"
+    description = "Lifecycle state of a background task (status, command identity, exit status); no output."
+    Args = TaskIdArgs
+
+    def run(self, ctx: ToolContext, args: TaskIdArgs) -> ToolOutput:
+        from holon.tasks import ops
+
+        task = self.rec_or_fail(ops.status, ctx.home, args.task_id)
+        return ToolOutput(f"task {task['task_id']} is {task['status']}", {"task": task})
+
+
+class TaskOutput(_TaskTool):
+    name = "TaskOutput"
+    description = ("Output of a background task: a bounded head-and-tail preview plus the path of the full "
+                   "output. Blocks until the task ends (timeout_ms, default 30000) unless block=false.")
+    guidance: ClassVar[str] = (
+        "TaskOutput is for reading a task's output after its task_result arrived, or once when you truly "
+        "need it now. To wait for a task, end the turn (Sleep): the task_result message wakes you. "
+        "Never loop on TaskOutput or TaskStatus.")
+    Args = TaskOutputArgs
+
+    def validate(self, ctx: ToolContext, args: TaskOutputArgs) -> None:
+        if not args.block and args.timeout_ms is not None:
+            raise ToolFailure("invalid_tool_input", "timeout_ms only applies when block is true",
+                              details={"field": "timeout_ms"}, recovery_hint="drop timeout_ms or set block=true")
+
+    def run(self, ctx: ToolContext, args: TaskOutputArgs) -> ToolOutput:
+        from holon.tasks import ops
+
+        timeout = 30000 if args.timeout_ms is None else args.timeout_ms
+        res = self.rec_or_fail(ops.output, ctx.home, args.task_id, block=args.block, timeout_ms=timeout,
+                               budget_chars=ctx.policy.budget_chars(args.max_output_tokens))
+        t = res["task"]
+        return ToolOutput(f"task {t['task_id']} is {t['status']} (retrieval {res['retrieval_status']})", res)
+
+    def render(self, env: dict[str, Any], policy: RenderPolicy) -> str:
+        r = env["result"]
+        t = r["task"]
+        lines = [env["summary_text"]]
+        if t["exit_status"] is not None:
+            lines.append(f"exit status: {t['exit_status']}")
+        lines += ["--- output ---", t["output_preview"].rstrip("\n") or "(no output)"]
+        if t["artifacts"]:
+            lines.append(f"[artifacts[0]] full output ({t['artifacts'][0]['bytes']} bytes): "
+                         f"{t['artifacts'][0]['path']}")
+        if t["failure_artifact"]:
+            lines.append(f"failure artifact: {t['failure_artifact']['path']}")
+        return "\n".join(lines)
+
+
+class TaskInput(_TaskTool):
+    name = "TaskInput"
+    description = "Write text to the stdin (accepts_input) or terminal (tty) of a running background task."
+    Args = TaskInputArgs
+
+    def run(self, ctx: ToolContext, args: TaskInputArgs) -> ToolOutput:
+        from holon.tasks import ops
+
+        res = self.rec_or_fail(ops.send_input, ctx.home, args.task_id, args.input)
+        return ToolOutput(res["summary_text"], res)
+
+    def render(self, env: dict[str, Any], policy: RenderPolicy) -> str:
+        r = env["result"]
+        return (f"{r['summary_text']}\naccepted_input: {str(r['accepted_input']).lower()}; "
+                f"input_target: {r['input_target']}; bytes_written: {r['bytes_written']}")
+
+
+class TaskStop(_TaskTool):
+    name = "TaskStop"
+    description = "Stop a background task: TERM to its whole process group, then KILL after a grace period."
+    mutates = True
+    Args = TaskIdArgs
+
+    def run(self, ctx: ToolContext, args: TaskIdArgs) -> ToolOutput:
+        from holon.tasks import ops
+
+        res = self.rec_or_fail(ops.stop, ctx.home, args.task_id)
+        return ToolOutput(res.pop("summary_text"), res)
+
+
+class TaskList(_TaskTool):
+    name = "TaskList"
+    description = "This agent's background tasks (running ones, or all with include_finished)."
+    Args = TaskListArgs
+
+    def run(self, ctx: ToolContext, args: TaskListArgs) -> ToolOutput:
+        from holon.tasks import ops
+
+        tasks = ops.list_tasks(ctx.home, include_finished=args.include_finished)
+        return ToolOutput(f"{len(tasks)} task(s)", {"tasks": tasks})
+
+    def render(self, env: dict[str, Any], policy: RenderPolicy) -> str:
+        lines = [env["summary_text"]]
+        for t in env["result"]["tasks"]:
+            extra = f" exit {t['exit_status']}" if t["exit_status"] is not None else ""
+            lines.append(f"{t['task_id']} {t['status']}{extra}: {t['command']['cmd_preview']}")
+        text = "\n".join(lines)
+        return envelope.head_tail(text, policy.budget_chars())[0]

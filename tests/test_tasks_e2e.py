@@ -1,0 +1,146 @@
+"""Command tasks through the real CLI (subprocesses): completion, promotion and wake-up, tty input, stop, recovery."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+
+from helpers import holon, init_agent, transcript, wait_for, write_script
+
+
+def tool_call(agent, name, args, check=True):
+    proc = holon("tool", "call", agent, name, "--input", json.dumps(args), check=check)
+    return json.loads(proc.stdout)
+
+
+def record(home, task_id):
+    return json.loads((home / ".holon" / "tasks" / task_id / "task.json").read_text())
+
+
+def tool_results(home):
+    return [e for e in transcript(home) if e["kind"] == "tool_result"]
+
+
+def test_completed_within_yield(tmp_path):
+    home = init_agent()
+    model = write_script(tmp_path / "s.jsonl", [
+        {"tool_calls": [{"name": "ExecCommand", "arguments": {"cmd": "echo hello", "login": False}}]},
+        {"text": "done"}])
+    holon("prompt", "a", "run it", "--model", model)
+    text = json.dumps(tool_results(home))
+    assert '"disposition": "completed"' in text or '"disposition":"completed"' in text
+    assert "hello" in text
+
+
+def test_promoted_task_wakes_agent_on_later_tick(tmp_path):
+    home = init_agent()
+    model = write_script(tmp_path / "s.jsonl", [
+        {"tool_calls": [{"name": "ExecCommand", "arguments": {"cmd": "sleep 0.6; echo finished", "login": False,
+                                                              "yield_time_ms": 200}}]},
+        {"text": "sleeping until the task ends"},
+        {"text": "the task finished"}])
+    holon("prompt", "a", "start it", "--model", model)
+    env = tool_results(home)[0]["data"]["envelope"]
+    task_id = env["result"]["task_handle"]["task_id"]
+    assert record(home, task_id)["status"] == "running"  # the tick has exited; the task has not
+    wait_for(lambda: record(home, task_id).get("result_message_id"))
+    rec = record(home, task_id)
+    assert rec["status"] == "completed" and rec["exit_status"] == 0
+    holon("tick", "a", "--model", model)
+    entries = transcript(home)
+    msgs = [e for e in entries if e["kind"] == "message" and "task_result" in json.dumps(e)]
+    assert msgs and "finished" in json.dumps(msgs[-1])
+    assert "the task finished" in json.dumps(entries[-5:])
+    assert not (home / ".holon" / "tasks" / "active" / task_id).exists()
+
+
+def test_tty_repl_driven_across_ticks(tmp_path):
+    home = init_agent()
+    first = write_script(tmp_path / "1.jsonl", [
+        {"tool_calls": [{"name": "ExecCommand", "arguments": {"cmd": f"{sys.executable} -i -q", "tty": True,
+                                                              "login": False, "yield_time_ms": 300}}]},
+        {"text": "repl started"}])
+    holon("prompt", "a", "start a repl", "--model", first)
+    task_id = tool_results(home)[0]["data"]["envelope"]["result"]["task_handle"]["task_id"]
+    second = write_script(tmp_path / "2.jsonl", [
+        {"tool_calls": [{"name": "TaskInput", "arguments": {"task_id": task_id, "input": "print(6*7)\n"}}]},
+        {"text": "sent"}])
+    holon("prompt", "a", "compute", "--model", second)
+    res = tool_results(home)[-1]["data"]["envelope"]["result"]
+    assert res["accepted_input"] is True and res["input_target"] == "tty"
+    out = home / ".holon" / "tasks" / task_id / "output.log"
+    wait_for(lambda: b"42" in out.read_bytes())
+    third = write_script(tmp_path / "3.jsonl", [
+        {"tool_calls": [{"name": "TaskInput", "arguments": {"task_id": task_id, "input": "exit()\n"}}]},
+        {"text": "bye"}])
+    holon("prompt", "a", "quit", "--model", third)
+    wait_for(lambda: record(home, task_id)["status"] == "completed")
+
+
+def _group_members(pgid):
+    members = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as fh:
+                    stat = fh.read()
+            except OSError:
+                continue
+            rest = stat[stat.rfind(b")") + 2:].split()
+            if int(rest[2]) == pgid and rest[0] != b"Z":
+                members.append(int(name))
+    return members
+
+
+def test_task_stop_kills_process_tree():
+    home = init_agent()
+    env = tool_call("a", "ExecCommand", {"cmd": "sleep 60 & sleep 60 & wait", "login": False,
+                                         "yield_time_ms": 200})
+    task_id = env["result"]["task_handle"]["task_id"]
+    pgid = record(home, task_id)["pid"]
+    assert len(_group_members(pgid)) >= 3
+    stop = tool_call("a", "TaskStop", {"task_id": task_id})
+    assert stop["result"]["stop_requested"] and stop["result"]["task"]["status"] == "cancelled"
+    assert _group_members(pgid) == []
+    wait_for(lambda: record(home, task_id).get("result_message_id"))
+
+
+def test_supervisor_killed_is_recovered_by_next_tick(tmp_path):
+    home = init_agent()
+    env = tool_call("a", "ExecCommand", {"cmd": "sleep 30", "login": False, "yield_time_ms": 100})
+    task_id = env["result"]["task_handle"]["task_id"]
+    sup = int((home / ".holon" / "tasks" / "active" / task_id).read_text())
+    pgid = record(home, task_id)["pid"]
+    os.kill(sup, signal.SIGKILL)
+    from holon.tasks.store import alive
+
+    wait_for(lambda: not alive(sup))
+    model = write_script(tmp_path / "s.jsonl", [{"text": "noted the interrupted task"}])
+    holon("tick", "a", "--model", model)
+    rec = record(home, task_id)
+    assert rec["status"] == "interrupted" and rec["failure_artifact"]["path"]
+    assert os.path.exists(rec["failure_artifact"]["path"]) and rec["result_message_id"]
+    assert _group_members(pgid) == []
+    assert "task_result" in json.dumps(transcript(home))
+
+
+def test_operator_task_commands():
+    home = init_agent()
+    env = tool_call("a", "ExecCommand", {"cmd": "cat", "login": False, "accepts_input": True,
+                                         "yield_time_ms": 100})
+    task_id = env["result"]["task_handle"]["task_id"]
+    assert task_id in holon("task", "list", "a").stdout
+    assert holon("task", "input", "a", task_id, "ping").returncode == 0
+    wait_for(lambda: b"ping" in (home / ".holon" / "tasks" / task_id / "output.log").read_bytes())
+    status = json.loads(holon("task", "status", "a", task_id, "--json").stdout)
+    assert status["status"] == "running" and status["input_target"] == "stdin"
+    holon("task", "stop", "a", task_id)
+    out = json.loads(holon("task", "output", "a", task_id, "--json").stdout)
+    assert out["retrieval_status"] == "success" and "ping" in out["task"]["output_preview"]
+    assert holon("task", "input", "a", task_id, "late", check=False).returncode == 1
+    assert holon("tool", "call", "a", "NoSuchTool", check=False).returncode == 2
+    assert holon("tool", "call", "a", "ExecCommand", "--input", "[1]", check=False).returncode == 2
+    assert holon("tool", "call", "nobody", "ExecCommand", check=False).returncode == 2
+    assert holon("tool", "call", "a", "TaskStatus", "--input", '{"task_id":"nope"}', check=False).returncode == 1
