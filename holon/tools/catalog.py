@@ -3,9 +3,7 @@
 from holon.tools.registry import register_builtin
 
 for _name, _target in {
-<<<<<<< HEAD
     "ApplyPatch": "holon.tools.apply_patch.tool:ApplyPatch",
-=======
     "ExecCommand": "holon.tools.exec_command:ExecCommand",
     "ExecCommandBatch": "holon.tools.exec_batch:ExecCommandBatch",
     "TaskStatus": "holon.tools.task_tools:TaskStatus",
@@ -13,6 +11,5 @@ for _name, _target in {
     "TaskInput": "holon.tools.task_tools:TaskInput",
     "TaskStop": "holon.tools.task_tools:TaskStop",
     "TaskList": "holon.tools.task_tools:TaskList",
->>>>>>> tasks
 }.items():
     register_builtin(_name, _target)
