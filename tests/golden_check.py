@@ -22,6 +22,7 @@ _RULES = [
     (re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})"), "<time>"),
     (re.compile(r'"(duration_ms|context_build_ms|provider_round_ms|pid|run_owner_pid|bytes)": \d+'),
      r'"\1": <n>'),
+    (re.compile(r"\b\d+ ms\b"), "<n> ms"),
 ]
 
 
