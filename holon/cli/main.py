@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "stop": "holon.cli.control:stop_cmd",
     "wake": "holon.cli.control:wake_cmd",
     "model": "holon.cli.model:model_group",
+    "provider": "holon.cli.provider:provider_group",
     "tool": "holon.cli.tool:tool_group",
     "task": "holon.cli.task:task_group",
 }
