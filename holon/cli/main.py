@@ -26,6 +26,12 @@ COMMANDS: dict[str, str] = {
     "resume": "holon.cli.control:resume_cmd",
     "stop": "holon.cli.control:stop_cmd",
     "wake": "holon.cli.control:wake_cmd",
+    "work": "holon.cli.work:work_cmd",
+    "timer": "holon.cli.timer:timer_cmd",
+    "trigger": "holon.cli.trigger:trigger_cmd",
+    "watch": "holon.cli.watch:watch_cmd",
+    "doctor": "holon.cli.doctor:doctor_cmd",
+    "schedule": "holon.cli.schedule:schedule_cmd",
 }
 
 
