@@ -38,6 +38,9 @@ def turn_effects(agent: "Agent", ts: "TurnState") -> dict[str, Any]:
             effects.update(runtime_effect)
     bound = getattr(agent.state(), "bound_work_item_id", None)
     effects.update(workqueue.closure_signals(agent, effects, bound))
+    current = agent.state().current_work_item_id
+    if not effects.get("work_item_id") and (bound or current):
+        effects["work_item_id"] = bound or current  # the brief binds to the item this turn advanced
     return effects
 
 

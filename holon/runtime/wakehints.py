@@ -50,31 +50,35 @@ def _summary(hint: dict[str, Any]) -> dict[str, Any]:
 
 
 def convert(agent: Agent) -> list[str]:
-    """Turn the pending hint into one system tick if the agent is eligible; returns what fired."""
-    if not agent.home.wake_hint.exists():
+    """Turn the pending hint into one system tick if the agent is eligible; returns what fired.
+
+    The hint file is first renamed aside (under the state lock) so hints arriving meanwhile start a new
+    file; a crash before the tick is admitted leaves the renamed file, which the next conversion picks up.
+    """
+    taken = agent.home.dot / "wake_hint.converting.json"
+    if not agent.home.wake_hint.exists() and not taken.exists():
         return []
     if agent.state().status.value in ("paused", "stopped"):
         return []
     from holon.runtime import admission
 
     with agent.state_lock():
-        hint = read_json(agent.home.wake_hint)
-        if not hint:
-            return []
-        payloads = hint.get("payloads") or []
-        text = _text(hint)
-        body = ({"type": "text", "text": text} if payloads else
-                {"type": "json", "value": {"wake_hint": _summary(hint), "liveness_only": True, "note": text}})
-        meta = {"wake_hint": _summary(hint), "contentful": bool(payloads)}
-        trigger_id = hint.get("external_trigger_id")
-        if trigger_id:
-            env = admission.admit(agent.home, "trigger", "system_tick", body, source=hint.get("source"),
-                                  descriptor_id=trigger_id, metadata=meta,
-                                  correlation_id=hint.get("correlation_id"))
-        else:
-            env = admission.admit(agent.home, "runtime", "system_tick", body, source="wake_hint", metadata=meta)
-        os.unlink(agent.home.wake_hint)
+        if not taken.exists():
+            os.replace(agent.home.wake_hint, taken)
         agent.update_state(lambda s: setattr(s, "pending_wake_hint", None))
+    hint = read_json(taken) or {}
+    payloads = hint.get("payloads") or []
+    text = _text(hint)
+    body = ({"type": "text", "text": text} if payloads else
+            {"type": "json", "value": {"wake_hint": _summary(hint), "liveness_only": True, "note": text}})
+    meta = {"wake_hint": _summary(hint), "contentful": bool(payloads)}
+    trigger_id = hint.get("external_trigger_id")
+    if trigger_id:
+        env = admission.admit(agent.home, "trigger", "system_tick", body, source=hint.get("source"),
+                              descriptor_id=trigger_id, metadata=meta, correlation_id=hint.get("correlation_id"))
+    else:
+        env = admission.admit(agent.home, "runtime", "system_tick", body, source="wake_hint", metadata=meta)
+    os.unlink(taken)
     agent.event("wake_hint_converted", message_id=env["id"], deliveries=hint.get("deliveries"),
                 contentful=bool(payloads))
     return [env["id"]]
