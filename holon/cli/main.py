@@ -30,6 +30,12 @@ COMMANDS: dict[str, str] = {
     "provider": "holon.cli.provider:provider_group",
     "tool": "holon.cli.tool:tool_group",
     "task": "holon.cli.task:task_group",
+    "work": "holon.cli.work:work_cmd",
+    "timer": "holon.cli.timer:timer_cmd",
+    "trigger": "holon.cli.trigger:trigger_cmd",
+    "watch": "holon.cli.watch:watch_cmd",
+    "doctor": "holon.cli.doctor:doctor_cmd",
+    "schedule": "holon.cli.schedule:schedule_cmd",
 }
 
 

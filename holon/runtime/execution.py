@@ -65,7 +65,8 @@ def tool_catalog() -> list[Any]:
     return registry.all_tools()
 
 
-def build_request(agent: Agent, model_ref: str) -> ProviderRequest:
+def build_request(agent: Agent, model_ref: str, ts: Any = None) -> ProviderRequest:
+    from holon.runtime import workqueue
     from holon.tools.definitions import definitions
 
     tools = tool_catalog()
@@ -77,9 +78,23 @@ def build_request(agent: Agent, model_ref: str) -> ProviderRequest:
     context = [f"Agent: {agent.id}", f"Agent home: {agent.home.root}", f"Execution root: {root}",
                f"Working directory: {cwd}", f"Current time: {clock.now_iso()}",
                f"Status: {state.status.value}"]
+    trigger = read_json(agent.home.triggers / "default.json")
+    if trigger and trigger.get("status") == "active":
+        context.append(f"External trigger: {trigger['external_trigger_id']} active (wake_hint); its token is a "
+                       "capability secret held by your operator, never repeat or store it")
+    work = workqueue.projection(agent)
+    if work:
+        context += ["", work]
     frame = assemble.build_frame(agent.home, tool_guidance=guidance, workspace_root=root, context_lines=context,
                                  tools_digest=digest)
-    return ProviderRequest(model_ref=model_ref, frame=frame, conversation=assemble.conversation(agent.home),
+    conversation = assemble.conversation(agent.home)
+    reminder = workqueue.stale_reminder(agent, ts.rounds, ts.results) if ts is not None else None
+    if reminder:
+        from holon.providers.types import UserItem
+
+        conversation.append(UserItem(text=reminder))  # provider-only: never written to the transcript
+        agent.event("work_item_progress_reminder", turn_id=ts.turn_id, rounds=len(ts.rounds))
+    return ProviderRequest(model_ref=model_ref, frame=frame, conversation=conversation,
                            tools=defs, max_output_tokens=config.env_int(
                                "HOLON_MAX_OUTPUT_TOKENS", "runtime.max_output_tokens", DEFAULT_MAX_OUTPUT_TOKENS))
 

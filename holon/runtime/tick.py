@@ -27,11 +27,12 @@ DEFAULT_DELIVERY_LIMIT = 3
 @dataclass
 class TickReport:
     agent_id: str
-    outcome: str = "idle"  # idle | ran | busy | paused | stopped | error
+    outcome: str = "idle"  # idle | ran | woke | busy | paused | stopped | error
     turns: list[dict[str, Any]] = field(default_factory=list)
     recovered: list[str] = field(default_factory=list)
     dead_lettered: list[str] = field(default_factory=list)
     fired: list[str] = field(default_factory=list)
+    liveness: list[str] = field(default_factory=list)
     error: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -57,7 +58,7 @@ def tick(home: Home, *, until_idle: bool = False, model: str | None = None, wait
         recover(agent, report)
         turns = 0
         while True:
-            _fire_due(agent, report)
+            _fire_due(agent, report, activate=turns == 0)
             status = agent.state().status
             if status in (AgentStatus.paused, AgentStatus.stopped):
                 report.outcome = status.value if home.queue.has_pending() else report.outcome
@@ -76,19 +77,31 @@ def tick(home: Home, *, until_idle: bool = False, model: str | None = None, wait
 
 
 def _run_one(agent: Agent, claimed: tuple[str, dict[str, Any]], model: str | None, report: TickReport) -> None:
-    from holon.runtime import turn
+    from holon.runtime import lifecycle, nextdue, turn
 
     name, message = claimed
     run_id = message["id"]
+    state = agent.state()
+    inflight = state.inflight.get(run_id)
+    continuation = (state.last_continuation if inflight and state.last_continuation
+                    and state.last_continuation.get("message_id") == run_id
+                    else lifecycle.resolve_continuation(state.closure, message))
+    if not continuation["model_visible"]:
+        _liveness_only(agent, name, message, continuation, report)
+        return
 
     def running(s: Any) -> None:
         s.status = AgentStatus.awake_running
         s.current_run_id = run_id
         s.run_owner_pid = os.getpid()
         s.last_wake_reason = message.get("kind")
+        s.last_continuation = continuation
+        if not inflight:
+            s.bound_work_item_id = s.current_work_item_id
     agent.update_state(running)
     result = turn.run(agent, message, model=model)
     agent.home.queue.done(name)
+    nextdue.refresh(agent.home)
 
     def idle(s: Any) -> None:
         s.current_run_id = None
@@ -98,6 +111,23 @@ def _run_one(agent: Agent, claimed: tuple[str, dict[str, Any]], model: str | Non
     agent.update_state(idle)
     report.outcome = "ran"
     report.turns.append(_turn_summary(result))
+
+
+def _liveness_only(agent: Agent, name: str, message: dict[str, Any], continuation: dict[str, Any],
+                   report: TickReport) -> None:
+    """A wake without a model turn: the agent is awake again, nothing is added to the transcript."""
+    def woke(s: Any) -> None:
+        s.last_continuation = continuation
+        s.last_wake_reason = message.get("kind")
+        if s.status == AgentStatus.asleep:
+            s.status = AgentStatus.awake_idle
+            s.sleeping_until = None
+    agent.update_state(woke)
+    agent.home.queue.done(name)
+    agent.event("liveness_wake", message_id=message["id"], mode=continuation["mode"],
+                prior_closure_outcome=continuation["prior_closure_outcome"])
+    report.outcome = "woke" if report.outcome == "idle" else report.outcome
+    report.liveness.append(message["id"])
 
 
 def _turn_summary(result: Any) -> dict[str, Any]:
@@ -154,7 +184,7 @@ def _dead_letter(agent: Agent, name: str, record: dict[str, Any], report: TickRe
     report.dead_lettered.append(record["id"])
 
 
-def _fire_due(agent: Agent, report: TickReport) -> None:
+def _fire_due(agent: Agent, report: TickReport, *, activate: bool) -> None:
     from holon.runtime import scheduler
 
-    report.fired.extend(scheduler.fire_due(agent))
+    report.fired.extend(scheduler.fire_due(agent, activate=activate))

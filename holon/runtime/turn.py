@@ -160,7 +160,7 @@ def _provider_round(agent: Agent, ts: TurnState, chain: list[str]) -> tuple[Prov
     from holon.runtime import execution
 
     t0 = time.monotonic()
-    request = execution.build_request(agent, chain[0])
+    request = execution.build_request(agent, chain[0], ts)
     agent.event("turn_context_built", turn_id=ts.turn_id, message_id=ts.message["id"],
                 context_build_ms=int((time.monotonic() - t0) * 1000), conversation_items=len(request.conversation))
     started_at = clock.now_iso()

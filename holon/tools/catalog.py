@@ -11,5 +11,14 @@ for _name, _target in {
     "TaskInput": "holon.tools.task_tools:TaskInput",
     "TaskStop": "holon.tools.task_tools:TaskStop",
     "TaskList": "holon.tools.task_tools:TaskList",
+    "CreateWorkItem": "holon.tools.work:CreateWorkItem",
+    "PickWorkItem": "holon.tools.work:PickWorkItem",
+    "UpdateWorkItem": "holon.tools.work:UpdateWorkItem",
+    "CompleteWorkItem": "holon.tools.work:CompleteWorkItem",
+    "GetWorkItem": "holon.tools.work:GetWorkItem",
+    "ListWorkItems": "holon.tools.work:ListWorkItems",
+    "Sleep": "holon.tools.lifecycle:Sleep",
+    "Enqueue": "holon.tools.lifecycle:Enqueue",
+    "NotifyOperator": "holon.tools.lifecycle:NotifyOperator",
 }.items():
     register_builtin(_name, _target)

@@ -1,0 +1,65 @@
+"""`holon timer create|list|cancel AGENT`: one-shot, repeating and cron timers with an optional guard."""
+
+from __future__ import annotations
+
+import click
+
+from holon.cli.output import emit_json
+
+
+@click.group("timer")
+def timer_cmd() -> None:
+    """Timers: files in .holon/timers/; a due timer becomes a timer_tick message on the next tick."""
+
+
+@timer_cmd.command("create")
+@click.argument("agent")
+@click.option("--after", help="One-shot after a duration: 90s, 10m, 2h, 1d.")
+@click.option("--every", help="Repeat on a fixed planned schedule: 15m, 1h.")
+@click.option("--cron", "cron_expr", help='Cron expression in the agent time zone, e.g. "0 8 * * 1-5".')
+@click.option("--tz", help="IANA time zone for --cron (default: local).")
+@click.option("--text", default="", help="Text the timer_tick message carries.")
+@click.option("--if", "guard", help="Guard command: when due, wake the agent only if it exits 0.")
+@click.option("--json", "as_json", is_flag=True)
+def create_cmd(agent: str, after: str | None, every: str | None, cron_expr: str | None, tz: str | None,
+               text: str, guard: str | None, as_json: bool) -> None:
+    """Create a timer for AGENT."""
+    from holon.home.registry import resolve
+    from holon.runtime import timer_store
+
+    timer = timer_store.create(resolve(agent), after=after, every=every, cron=cron_expr, tz=tz, text=text,
+                               guard=guard)
+    if as_json:
+        emit_json(timer)
+    else:
+        click.echo(f"{timer['id']} next at {timer['due_at']}")
+
+
+@timer_cmd.command("list")
+@click.argument("agent")
+@click.option("--json", "as_json", is_flag=True)
+def list_cmd(agent: str, as_json: bool) -> None:
+    """List AGENT's timers, soonest first."""
+    from holon.home.registry import resolve
+    from holon.runtime import timer_store
+
+    timers = timer_store.load(resolve(agent))
+    if as_json:
+        emit_json(timers)
+        return
+    for t in timers:
+        what = {"once": "once", "every": f"every {t.get('interval_s')}s", "cron": f"cron {t.get('cron')} {t.get('tz')}"}
+        guard = f"  if: {t['guard']}" if t.get("guard") else ""
+        click.echo(f"{t['id']}  {t['due_at']}  {what[t['schedule']]}{guard}")
+
+
+@timer_cmd.command("cancel")
+@click.argument("agent")
+@click.argument("timer_id")
+def cancel_cmd(agent: str, timer_id: str) -> None:
+    """Cancel one timer."""
+    from holon.home.registry import resolve
+    from holon.runtime import timer_store
+
+    timer_store.cancel(resolve(agent), timer_id)
+    click.echo(f"cancelled {timer_id}")

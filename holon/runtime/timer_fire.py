@@ -1,0 +1,92 @@
+"""Firing due timers: guard, one `timer_tick` per timer (missed occurrences listed), reschedule."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from typing import Any
+
+from holon import clock, config
+from holon.runtime.agent import Agent
+from holon.store.atomic import read_json
+
+MAX_LISTED_MISSED = 20
+DEFAULT_GUARD_TIMEOUT_S = 10
+
+
+def fire(agent: Agent, names: list[str]) -> list[str]:
+    from holon.runtime import nextdue, timer_store
+
+    now = clock.now_ts()
+    fired: list[str] = []
+    for name in names:
+        timer = read_json(agent.home.timers / name)
+        if not isinstance(timer, dict) or float(timer.get("due_ts", float("inf"))) > now:
+            continue
+        occurrences = _due_occurrences(timer, now)
+        if _guard_allows(agent, timer):
+            _admit(agent, timer, occurrences)
+            fired.append(timer["id"])
+        following = timer_store.next_after(timer, occurrences[-1])
+        if following is None:
+            os.unlink(agent.home.timers / name)
+        else:
+            timer.update(due_ts=following, due_at=clock.iso(following))
+            timer_store.save(agent.home, timer)
+    if fired or names:
+        nextdue.refresh(agent.home)
+    return fired
+
+
+def _due_occurrences(timer: dict[str, Any], now: float) -> list[float]:
+    """Every planned occurrence at or before `now`, oldest first (at least the due one)."""
+    from holon.runtime import timer_store
+
+    planned = [float(timer["due_ts"])]
+    while len(planned) < 100_000:
+        following = timer_store.next_after(timer, planned[-1])
+        if following is None or following > now:
+            break
+        planned.append(following)
+    return planned
+
+
+def _guard_allows(agent: Agent, timer: dict[str, Any]) -> bool:
+    guard = timer.get("guard")
+    if not guard:
+        return True
+    timeout = config.env_int("HOLON_TIMER_GUARD_TIMEOUT_S", "runtime.timer_guard_timeout_s",
+                             DEFAULT_GUARD_TIMEOUT_S)
+    try:
+        proc = subprocess.run(["/bin/sh", "-c", guard], cwd=agent.home.root, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=timeout,
+                              start_new_session=True)
+        code: int | str = proc.returncode
+    except subprocess.TimeoutExpired:
+        code = "timeout"
+    if code == 0:
+        return True
+    agent.event("timer_guard_declined", timer_id=timer["id"], guard=guard, exit_status=code)
+    return False
+
+
+def _admit(agent: Agent, timer: dict[str, Any], occurrences: list[float]) -> None:
+    from holon.runtime import admission
+
+    planned = occurrences[-1]
+    missed = occurrences[:-1]
+    lines = [f"Timer {timer['id']} fired (planned for {clock.iso(planned)})."]
+    if timer.get("text"):
+        lines.append(timer["text"])
+    if missed:
+        listed = ", ".join(clock.iso(t) for t in missed[:MAX_LISTED_MISSED])
+        more = f" and {len(missed) - MAX_LISTED_MISSED} more" if len(missed) > MAX_LISTED_MISSED else ""
+        lines.append(f"Missed {len(missed)} earlier occurrence(s) while no tick ran: {listed}{more}.")
+    metadata = {"timer_id": timer["id"], "schedule": timer["schedule"], "planned_at": clock.iso(planned),
+                "missed_count": len(missed), "missed_at": [clock.iso(t) for t in missed[:MAX_LISTED_MISSED]],
+                "timer_source": timer.get("source")}
+    admission.admit(agent.home, "timer", "timer_tick", admission.text_body("\n".join(lines)), source=timer["id"],
+                    metadata=metadata)
+    timer["fired_count"] = int(timer.get("fired_count", 0)) + 1
+    timer["last_fired_at"] = clock.now_iso()
+    agent.event("timer_fired", timer_id=timer["id"], planned_at=clock.iso(planned), missed_count=len(missed))
