@@ -92,7 +92,7 @@ def page(name: str, cmd: click.Command, root: click.Context) -> str:
 def generate() -> dict[str, str]:
     from holon.cli.main import cli
 
-    root = click.Context(cli, info_name="holon")
+    root = click.Context(cli, info_name="holon", help_option_names=["-h", "--help"])
     pages = {"holon.1": page("holon", cli, root)}
     for name in cli.list_commands(root):
         pages[f"holon-{name}.1"] = page(name, cli.get_command(root, name), root)
