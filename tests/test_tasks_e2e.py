@@ -114,7 +114,7 @@ def test_supervisor_killed_is_recovered_by_next_tick(tmp_path):
     sup = int((home / ".holon" / "tasks" / "active" / task_id).read_text())
     pgid = record(home, task_id)["pid"]
     os.kill(sup, signal.SIGKILL)
-    from holon.tasks.store import alive
+    from holon.procs import alive
 
     wait_for(lambda: not alive(sup))
     model = write_script(tmp_path / "s.jsonl", [{"text": "noted the interrupted task"}])

@@ -9,7 +9,8 @@ from typing import Any
 
 from holon.home.layout import Home
 from holon.runtime import schedule
-from holon.runtime.due import _alive, due_reasons
+from holon.procs import alive
+from holon.runtime.due import due_reasons
 from holon.store.atomic import read_json
 
 
@@ -57,7 +58,7 @@ def agent_findings(home: Home) -> list[dict[str, Any]]:
                            f"{home.queue.dead}", f"ls {home.queue.dead}  # inspect, then mv a file to "
                            f"{home.queue.new} to retry", agent_id=aid, count=len(dead)))
     pid = state.get("run_owner_pid")
-    if state.get("status") == "awake_running" and (not pid or not _alive(int(pid))):
+    if state.get("status") == "awake_running" and not alive(int(pid or 0)):
         out.append(finding("stale_lock", "warn", f"{aid}: marked awake_running by pid {pid}, which is gone",
                            f"holon tick {aid}", agent_id=aid))
     if "task_recovery" in reasons:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 from holon import clock
+from holon.procs import alive
 
 
 def _nonempty(path: str) -> bool:
@@ -53,21 +54,6 @@ def _dead_task_supervisor(active_dir: str) -> bool:
                 pid = int(fh.read().strip() or b"0")
         except (OSError, ValueError):
             return True
-        if pid <= 0 or not _alive(pid):
+        if not alive(pid):
             return True
     return False
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a killed supervisor whose parent never reaps it (PID 1 in a container) is a zombie: dead
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            stat = fh.read()
-        return stat[stat.rfind(b")") + 2: stat.rfind(b")") + 3] != b"Z"
-    except OSError:
-        return True

@@ -11,6 +11,7 @@ terminal record whose task_result was never admitted gets it now.
 
 from __future__ import annotations
 
+from holon.procs import alive
 from holon.runtime.agent import Agent
 
 
@@ -24,7 +25,7 @@ def recover_tasks(agent: Agent) -> list[str]:
             pid = int((store.marker(home, task_id)).read_text().strip() or 0)
         except (OSError, ValueError):
             pid = 0
-        if store.alive(pid):
+        if alive(pid):
             continue
         if _recover_one(agent, task_id, pid):
             recovered.append(task_id)
@@ -45,7 +46,7 @@ def _recover_one(agent: Agent, task_id: str, supervisor_pid: int) -> bool:
         return True
     tdir = store.task_dir(home, task_id)
     pid = int(record.get("pid") or 0)
-    was_running = store.alive(pid)
+    was_running = alive(pid)
     stopped = spawn.kill_group(pid, grace=1.0) if was_running else "not_running"
     exit_status = store.read_exit_status(tdir)
     failure = {"kind": "supervisor_lost", "task_id": task_id,

@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+
 from holon import clock
 from holon.store.atomic import read_json, write_json, write_text
 
@@ -133,24 +134,6 @@ def read_exit_status(tdir: Path) -> int | None:
         return int(text.strip())
     except ValueError:
         return None
-
-
-def alive(pid: int | None) -> bool:
-    """Is `pid` a live process (zombies count as gone)?"""
-    if not pid or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            stat = fh.read()
-        return stat[stat.rfind(b")") + 2: stat.rfind(b")") + 3] != b"Z"
-    except OSError:
-        return True
 
 
 def group_alive(pgid: int) -> bool:

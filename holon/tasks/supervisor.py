@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+from holon.procs import alive
 from holon.tasks import store
 
 POLL_S = 0.1
@@ -66,7 +67,7 @@ def supervise(tdir: Path, outputs: dict[int, str], stdin_fd: int | None) -> None
                 sel.unregister(key.fd)
                 open_outputs.discard(key.fd)
         exit_status = store.read_exit_status(tdir)
-        ended = exit_status is not None or not store.alive(pid)
+        ended = exit_status is not None or not alive(pid)
         if ended and ended_at is None:
             ended_at = time.monotonic()
         if ended and (not open_outputs or time.monotonic() - ended_at > LINGER_S):

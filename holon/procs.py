@@ -1,0 +1,23 @@
+"""Process liveness, stdlib only (used on the idle path): zombies count as gone."""
+
+from __future__ import annotations
+
+import os
+
+
+def alive(pid: int | None) -> bool:
+    """Is `pid` a live process? A killed process nobody reaps (PID 1 in a container) is a zombie: gone."""
+    if not pid or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+        return stat[stat.rfind(b")") + 2: stat.rfind(b")") + 3] != b"Z"
+    except OSError:
+        return True
