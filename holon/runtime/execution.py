@@ -73,6 +73,8 @@ def build_request(agent: Agent, model_ref: str, ts: Any = None) -> ProviderReque
     defs = definitions(tools, "relaxed")
     digest = json.dumps([d.model_dump() for d in defs], sort_keys=True)
     guidance = [g for g in (getattr(t, "guidance", None) for t in tools) if g]
+    if any(t.name == "ApplyPatch" for t in tools):
+        guidance.append(apply_patch_guidance(model_ref))
     root, cwd = execution_root(agent)
     state = agent.state()
     context = [f"Agent: {agent.id}", f"Agent home: {agent.home.root}", f"Execution root: {root}",
@@ -97,6 +99,17 @@ def build_request(agent: Agent, model_ref: str, ts: Any = None) -> ProviderReque
     return ProviderRequest(model_ref=model_ref, frame=frame, conversation=conversation,
                            tools=defs, max_output_tokens=config.env_int(
                                "HOLON_MAX_OUTPUT_TOKENS", "runtime.max_output_tokens", DEFAULT_MAX_OUTPUT_TOKENS))
+
+
+FREEFORM_PROVIDERS = ("openai", "openai-codex")
+
+
+def apply_patch_guidance(model_ref: str) -> str:
+    """ApplyPatch guidance for the exposure this provider gets: freeform grammar or JSON `patch`."""
+    from holon.tools.apply_patch.guidance import prompt_guidance
+
+    provider = model_ref.split("/", 1)[0]
+    return prompt_guidance("freeform" if provider in FREEFORM_PROVIDERS else "json")
 
 
 def call_tool(agent: Agent, ts: Any, call: dict[str, Any], round_data: dict[str, Any]) -> tuple[dict, str]:

@@ -1,0 +1,22 @@
+"""The prompt a provider receives carries the ApplyPatch guidance of its exposure (snapshots per provider)."""
+
+from __future__ import annotations
+
+import pytest
+
+from golden_check import check_golden
+
+
+@pytest.mark.parametrize("model_ref,exposure", [("openai/gpt-x", "freeform"), ("openai-codex/gpt-x", "freeform"),
+                                                ("anthropic/claude-x", "json"), ("ollama/llama", "json")])
+def test_system_prompt_has_apply_patch_guidance_per_provider(agent, model_ref, exposure):
+    from holon.runtime.agent import Agent
+    from holon.runtime.execution import build_request
+    from holon.tools.apply_patch.guidance import prompt_guidance
+
+    request = build_request(Agent(agent), model_ref)
+    assert prompt_guidance(exposure) in request.frame.system_prompt
+    other = prompt_guidance("json" if exposure == "freeform" else "freeform")
+    assert other not in request.frame.system_prompt
+    tools_block = request.frame.system_blocks[-1].text
+    check_golden(f"prompts/tools_block_{model_ref.split('/')[0]}.txt", tools_block)
