@@ -19,7 +19,6 @@ from holon.store import jsonl
 from holon.store.atomic import write_text
 
 PLAN_STATUSES = ("draft", "ready", "needs_input")
-TODO_STATES = ("pending", "in_progress", "completed")
 DEFAULT_RECHECK_MS = 60 * 60 * 1000
 PREVIEW_CHARS = 1200
 
