@@ -64,22 +64,19 @@ def test_init_from_local_template_and_bad_templates(tmp_path):
 
 
 def test_half_made_home_is_removed(tmp_path, monkeypatch):
+    import pytest
+
     import holon.home.init as init_mod
-    from holon.errors import HolonError
 
     def boom(*a, **k):
         raise OSError("disk full")
     monkeypatch.setattr(init_mod, "write_json", boom)
     target = tmp_path / "delta"
-    try:
+    with pytest.raises(OSError):
         init_mod.init_home(str(target), None)
-    except OSError:
-        pass
-    else:  # pragma: no cover
-        raise AssertionError("init should have failed")
     assert not target.exists()
-    assert os.listdir(tmp_path) == [] or all(".init-" not in n for n in os.listdir(tmp_path))
-    assert HolonError
+    assert os.listdir(tmp_path) == ["holon-home"] or os.listdir(tmp_path) == []  # no staging leftovers
+    assert "delta" not in init_mod.registry.load()
 
 
 def test_unknown_agent_is_a_usage_error():
