@@ -21,3 +21,24 @@ def alive(pid: int | None) -> bool:
         return stat[stat.rfind(b")") + 2: stat.rfind(b")") + 3] != b"Z"
     except OSError:
         return True
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes of process group `pgid`, read from /proc."""
+    members = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return members
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        rest = stat[stat.rfind(b")") + 2:].split()
+        if int(rest[2]) == pgid and rest[0] != b"Z":
+            members.append(int(name))
+    return members

@@ -8,6 +8,7 @@ import signal
 import sys
 
 from helpers import holon, init_agent, transcript, wait_for, write_script
+from holon.procs import group_members
 
 
 def tool_call(agent, name, args, check=True):
@@ -79,31 +80,16 @@ def test_tty_repl_driven_across_ticks(tmp_path):
     wait_for(lambda: record(home, task_id)["status"] == "completed")
 
 
-def _group_members(pgid):
-    members = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat", "rb") as fh:
-                    stat = fh.read()
-            except OSError:
-                continue
-            rest = stat[stat.rfind(b")") + 2:].split()
-            if int(rest[2]) == pgid and rest[0] != b"Z":
-                members.append(int(name))
-    return members
-
-
 def test_task_stop_kills_process_tree():
     home = init_agent()
     env = tool_call("a", "ExecCommand", {"cmd": "sleep 60 & sleep 60 & wait", "login": False,
                                          "yield_time_ms": 200})
     task_id = env["result"]["task_handle"]["task_id"]
     pgid = record(home, task_id)["pid"]
-    assert len(_group_members(pgid)) >= 3
+    assert len(group_members(pgid)) >= 3
     stop = tool_call("a", "TaskStop", {"task_id": task_id})
     assert stop["result"]["stop_requested"] and stop["result"]["task"]["status"] == "cancelled"
-    assert _group_members(pgid) == []
+    assert group_members(pgid) == []
     wait_for(lambda: record(home, task_id).get("result_message_id"))
 
 
@@ -122,7 +108,7 @@ def test_supervisor_killed_is_recovered_by_next_tick(tmp_path):
     rec = record(home, task_id)
     assert rec["status"] == "interrupted" and rec["failure_artifact"]["path"]
     assert os.path.exists(rec["failure_artifact"]["path"]) and rec["result_message_id"]
-    assert _group_members(pgid) == []
+    assert group_members(pgid) == []
     assert "task_result" in json.dumps(transcript(home))
 
 

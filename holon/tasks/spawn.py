@@ -38,6 +38,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from holon.procs import group_members
+
 WRAPPER = '"$@"; s=$?; { echo $s >"$0"; } 2>/dev/null; exit $s'
 TTY_WRAPPER = 'exec 0<>"$HOLON_TTY" 1>&0 2>&0; unset HOLON_TTY; ' + WRAPPER
 
@@ -201,21 +203,7 @@ def kill_group(pgid: int, grace: float = 2.0) -> str:
 
 def _only_zombies(pgid: int) -> bool:
     """True when every process left in the group is a zombie (the group leader may wait to be reaped)."""
-    try:
-        for name in os.listdir("/proc"):
-            if not name.isdigit():
-                continue
-            try:
-                with open(f"/proc/{name}/stat", "rb") as fh:
-                    stat = fh.read()
-            except OSError:
-                continue
-            rest = stat[stat.rfind(b")") + 2:].split()
-            if int(rest[2]) == pgid and rest[0] != b"Z":
-                return False
-    except OSError:
-        return False
-    return True
+    return not group_members(pgid)
 
 
 def start_supervisor(task_dir: Path, run: Running) -> int:
