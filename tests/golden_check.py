@@ -8,13 +8,15 @@ GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 
 
 def check_golden(relative: str, actual: str) -> None:
+    """Compare with golden/<relative>; HOLON_UPDATE_GOLDEN=1 rewrites it; a missing file is written and fails."""
     path = GOLDEN / relative
-    if os.environ.get("HOLON_UPDATE_GOLDEN") == "1":
+    if os.environ.get("HOLON_UPDATE_GOLDEN") == "1" or not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(actual, encoding="utf-8")
+        assert os.environ.get("HOLON_UPDATE_GOLDEN") == "1", f"golden file {path} was missing and has been " \
+            "written; review it and rerun"
         return
-    assert path.exists(), f"missing golden file {path}; run with HOLON_UPDATE_GOLDEN=1 to create it"
-    assert actual == path.read_text(encoding="utf-8"), f"{path} differs; review and rerun with HOLON_UPDATE_GOLDEN=1"
+    assert actual == path.read_text(encoding="utf-8"), f"{path} differs; review and rerun with --update-golden"
 
 
 _RULES = [

@@ -36,7 +36,6 @@ def run(*args: str, input: str | bytes | None = None, env: dict[str, str] | None
 
 
 ROOT = Path(__file__).resolve().parents[1]
-GOLDEN = ROOT / "golden"
 
 
 def holon(*args: str, check: bool = True, input: str | None = None, timeout: float = 60):
@@ -87,10 +86,6 @@ def normalize(text: str) -> str:
 
 
 def check_golden(name: str, actual: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("HOLON_UPDATE_GOLDEN") == "1" or not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(actual)
-        if os.environ.get("HOLON_UPDATE_GOLDEN") != "1":
-            raise AssertionError(f"golden file {path} was missing and has been written; review and rerun")
-    assert actual == path.read_text(), f"{name} differs from golden (HOLON_UPDATE_GOLDEN=1 to rewrite)"
+    from golden_check import check_golden as check
+
+    check(name, actual)

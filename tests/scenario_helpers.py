@@ -99,13 +99,9 @@ def transcript_view(home) -> str:
 
 
 def check_golden(name: str, actual: str) -> None:
-    path = GOLDEN / name / "expected.txt"
-    if os.environ.get("HOLON_UPDATE_GOLDEN") == "1" or not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(actual)
-        if os.environ.get("HOLON_UPDATE_GOLDEN") != "1":
-            raise AssertionError(f"golden file {path} was missing and has been written; review and rerun")
-    assert actual == path.read_text(), f"golden mismatch for {name}; rerun with HOLON_UPDATE_GOLDEN=1 to update"
+    from golden_check import check_golden as check
+
+    check(f"scenarios/{name}/expected.txt", actual)
 
 
 def script_for(name: str, home, substitutions: dict[str, str]) -> Path:
