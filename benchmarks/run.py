@@ -100,7 +100,7 @@ def main() -> int:
 
 def round_overhead(tmp: Path, small, big, n: int) -> None:
     """In-process: one scripted provider round per turn, on a 1k vs a 1M transcript."""
-    from holon.runtime.admission import admit
+    from holon.agent.admission import admit
     from holon.runtime.tick import tick
 
     script = tmp / "script.jsonl"

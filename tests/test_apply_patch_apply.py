@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from patch_corpus import SEMANTIC_INVALID, SYNTAX_INVALID, VALID
 
-from holon.tools.apply_patch import transaction
+from holon.patch import transaction
 from holon.tools.base import ToolContext
 from holon.tools.registry import call, get
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from holon.tools.apply_patch.parser import parse_patch
+from holon.patch.parser import parse_patch
 from holon.tools.base import ToolContext
 from holon.tools.registry import call
 

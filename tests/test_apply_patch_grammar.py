@@ -4,7 +4,8 @@ import lark
 import pytest
 from patch_corpus import SYNTAX_INVALID, TOLERATED, all_valid
 
-from holon.tools.apply_patch.tool import GRAMMAR, ApplyPatch
+from holon.patch.grammar import GRAMMAR
+from holon.tools.apply_patch import ApplyPatch
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from golden_check import check_golden
-from holon.tools.apply_patch.guidance import prompt_guidance
-from holon.tools.apply_patch.parser import parse_patch
+from holon.patch.guidance import prompt_guidance
+from holon.patch.parser import parse_patch
 
 
 @pytest.mark.parametrize("exposure", ["freeform", "json"])

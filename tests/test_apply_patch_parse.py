@@ -3,13 +3,13 @@
 import pytest
 from patch_corpus import SEMANTIC_INVALID, SYNTAX_INVALID, TOLERATED, VALID
 
-from holon.tools.apply_patch.errors import HINTS
-from holon.tools.apply_patch.parser import parse_patch
-from holon.tools.base import ToolFailure
+from holon.patch.errors import HINTS
+from holon.patch.parser import parse_patch
+from holon.patch.errors import PatchError
 
 
-def fail(patch: str) -> ToolFailure:
-    with pytest.raises(ToolFailure) as info:
+def fail(patch: str) -> PatchError:
+    with pytest.raises(PatchError) as info:
         parse_patch(patch)
     return info.value
 

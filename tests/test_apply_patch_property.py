@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from holon.tools.apply_patch.parser import parse_patch
-from holon.tools.apply_patch.textfile import decode
-from holon.tools.apply_patch.tool import GRAMMAR
+from holon.patch.parser import parse_patch
+from holon.patch.textfile import decode
+from holon.patch.grammar import GRAMMAR
 from holon.tools.base import ToolContext
 from holon.tools.registry import call
 

@@ -7,9 +7,9 @@ import os
 
 from scenario_helpers import REPO, T0, cli, init_agent, set_now
 
-from holon.runtime import timer_store
-from holon.runtime.agent import Agent
-from holon.runtime.due import due_reasons
+from holon.agent import timers as timer_store
+from holon.agent.handle import Agent
+from holon.agent.due import due_reasons
 from holon.runtime.tick import tick
 from holon.store import jsonl
 

@@ -10,9 +10,9 @@ from golden_check import check_golden
 @pytest.mark.parametrize("model_ref,exposure", [("openai/gpt-x", "freeform"), ("openai-codex/gpt-x", "freeform"),
                                                 ("anthropic/claude-x", "json"), ("ollama/llama", "json")])
 def test_system_prompt_has_apply_patch_guidance_per_provider(agent, model_ref, exposure):
-    from holon.runtime.agent import Agent
-    from holon.runtime.execution import build_request
-    from holon.tools.apply_patch.guidance import prompt_guidance
+    from holon.agent.handle import Agent
+    from holon.runtime.turn.context import build_request
+    from holon.patch.guidance import prompt_guidance
 
     request = build_request(Agent(agent), model_ref)
     assert prompt_guidance(exposure) in request.frame.system_prompt

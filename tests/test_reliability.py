@@ -21,7 +21,7 @@ LEDGERS = ("messages", "transcript", "events", "briefs")
 ENQUEUER = """
 import sys
 from holon.home.registry import resolve
-from holon.runtime.admission import admit
+from holon.agent.admission import admit
 home = resolve("a")
 for i in range(int(sys.argv[2])):
     admit(home, "enqueue", "channel_event", {"type": "text", "text": f"{sys.argv[1]}-{i}"}, source="load")

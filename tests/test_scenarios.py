@@ -6,9 +6,9 @@ import json
 
 from scenario_helpers import T0, check_golden, cli, init_agent, normalize, script_for, set_now, transcript_view
 
-from holon.runtime import workitems
-from holon.runtime.agent import Agent
-from holon.runtime.due import due_reasons
+from holon.agent import workitems
+from holon.agent.handle import Agent
+from holon.agent.due import due_reasons
 
 
 def _model(monkeypatch, name, home, subs=None):
@@ -47,7 +47,7 @@ def test_work_item_lifecycle_across_ticks(monkeypatch):
     assert state.closure["waiting_reason"] == "awaiting_external_change"
     assert cli("tick", "a", "--json")[1].count('"idle"') == 1  # nothing due while blocked and asleep
 
-    from holon.runtime import admission
+    from holon.agent import admission
 
     admission.admit(home, "task", "task_result", admission.text_body("task tsk_build exited 0: build passed"),
                     task_id="tsk_build")

@@ -48,7 +48,7 @@ def test_unknown_and_dormant_fields_are_errors(tmp_path):
 
 
 def test_budget_default_cap_and_config(monkeypatch):
-    from holon.runtime.execution import render_policy
+    from holon.runtime.turn.context import render_policy
 
     assert render_policy().budget_chars() == 32000
     assert render_policy().budget_chars(10**6) == 64000 * 4

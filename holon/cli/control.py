@@ -13,7 +13,7 @@ def _command(name: str, doc: str):
     @click.option("--json", "as_json", is_flag=True, help="Print the change as JSON.")
     def cmd(agent: str, as_json: bool) -> None:
         from holon.home.registry import resolve
-        from holon.runtime import control
+        from holon.agent import control
 
         result = getattr(control, name)(resolve(agent))
         if as_json:

@@ -11,7 +11,7 @@ def doctor_cmd(as_json: bool) -> None:
     """Check the installation and every agent; each problem comes with the command that fixes it.
     Exit 1 when a finding needs attention."""
     from holon.cli.output import emit_json
-    from holon.runtime import doctor
+    from holon.ops import doctor
 
     report = doctor.run()
     if as_json:

@@ -26,7 +26,7 @@ def enqueue_cmd(agent: str, kind: str, source: str | None, text: str | None, jso
     admission context) is derived from --kind; a caller can never set it."""
     from holon.errors import UsageError
     from holon.home.registry import resolve
-    from holon.runtime import admission
+    from holon.agent import admission
 
     if (text is None) == (json_body is None):
         raise UsageError("give exactly one of --text or --json-body", kind="invalid_body",

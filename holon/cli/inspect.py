@@ -16,7 +16,7 @@ from holon.cli.output import emit_json, emit_jsonl
 def status_cmd(agent: str, as_json: bool) -> None:
     """Show AGENT's status, closure, queue, tasks, model and token usage."""
     from holon.home.registry import resolve
-    from holon.runtime.summary import agent_summary
+    from holon.ops.status import agent_summary
 
     summary = agent_summary(resolve(agent))
     if as_json:

@@ -14,9 +14,9 @@ def model_group() -> None:
 
 def _show(agent: str, as_json: bool) -> None:
     from holon.home.registry import resolve
-    from holon.runtime.agent import Agent
-    from holon.runtime.execution import budget
-    from holon.runtime.summary import model_state
+    from holon.agent.handle import Agent
+    from holon.runtime.turn.context import budget
+    from holon.ops.status import model_state
 
     a = Agent(resolve(agent))
     doc = {"agent_id": a.id, **model_state(a), "budget": budget(a)}
@@ -46,7 +46,7 @@ def set_cmd(agent: str, model_ref: str, as_json: bool) -> None:
     """Override AGENT's model with MODEL_REF (provider/model) for future turns."""
     from holon.errors import UsageError
     from holon.home.registry import resolve
-    from holon.runtime.agent import Agent
+    from holon.agent.handle import Agent
 
     if "/" not in model_ref:
         raise UsageError(f"{model_ref!r} is not a model ref", kind="invalid_model_ref",
@@ -63,7 +63,7 @@ def set_cmd(agent: str, model_ref: str, as_json: bool) -> None:
 def clear_cmd(agent: str, as_json: bool) -> None:
     """Clear AGENT's override: back to the runtime default and fallback chain."""
     from holon.home.registry import resolve
-    from holon.runtime.agent import Agent
+    from holon.agent.handle import Agent
 
     a = Agent(resolve(agent))
     a.update_state(lambda s: setattr(s, "model_override", None))
@@ -79,7 +79,7 @@ def clear_cmd(agent: str, as_json: bool) -> None:
 def budget_cmd(agent: str, daily_tokens: int | None, turn_tokens: int | None, as_json: bool) -> None:
     """Show or set AGENT's token budgets, checked before every provider request across ticks."""
     from holon.home.registry import resolve
-    from holon.runtime.agent import Agent
+    from holon.agent.handle import Agent
     from holon.store.atomic import read_json, write_json
 
     a = Agent(resolve(agent))

@@ -24,7 +24,7 @@ def prompt_cmd(agent: str, text: str | None, no_wait: bool, as_json: bool, model
     prints the result brief (exit 1 if the turn failed).
     """
     from holon.home.registry import resolve
-    from holon.runtime import operator
+    from holon.ops import prompt as operator
 
     home = resolve(agent)
     body = read_text_arg(text)
@@ -42,7 +42,7 @@ def prompt_cmd(agent: str, text: str | None, no_wait: bool, as_json: bool, model
 def run_cmd(text: str | None, agent_id: str | None, create_agent: bool, keep: bool, as_json: bool,
             model: str | None) -> None:
     """One-shot run: TEXT (or stdin) to a temporary private agent, or to --agent."""
-    from holon.runtime import operator
+    from holon.ops import prompt as operator
 
     body = read_text_arg(text)
     outcome = operator.run_once(body, agent_id=agent_id, create=create_agent, keep=keep, model=model)

@@ -18,7 +18,7 @@ def schedule_cmd() -> None:
 @INSTALL
 def cron_cmd(every: str, install: bool) -> None:
     """The crontab line (installs into your crontab with --install)."""
-    from holon.runtime import schedule, schedule_install
+    from holon.ops import schedule, schedule_install
 
     line = schedule.cron_line(schedule.holon_executable(), every)
     click.echo(schedule_install.cron(line) if install else line)
@@ -29,7 +29,7 @@ def cron_cmd(every: str, install: bool) -> None:
 @INSTALL
 def launchd_cmd(every: str, install: bool) -> None:
     """The launchd agent plist (written to ~/Library/LaunchAgents with --install)."""
-    from holon.runtime import schedule, schedule_install
+    from holon.ops import schedule, schedule_install
 
     plist = schedule.launchd_plist(schedule.holon_executable(), every)
     click.echo(schedule_install.launchd(plist) if install else plist, nl=install)
@@ -40,7 +40,7 @@ def launchd_cmd(every: str, install: bool) -> None:
 @INSTALL
 def systemd_cmd(every: str, install: bool) -> None:
     """The systemd user service and timer (written and enabled with --install)."""
-    from holon.runtime import schedule, schedule_install
+    from holon.ops import schedule, schedule_install
 
     units = schedule.systemd_units(schedule.holon_executable(), every)
     if install:

@@ -21,7 +21,7 @@ def tick_cmd(agents: tuple[str, ...], all_agents: bool, until_idle: bool, wait: 
     """
     from holon.errors import UsageError
     from holon.home import registry
-    from holon.runtime.due import due_reasons
+    from holon.agent.due import due_reasons
 
     if not agents and not all_agents:
         raise UsageError("name an AGENT or pass --all", kind="missing_agent", hint="holon tick --all")

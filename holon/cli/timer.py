@@ -25,7 +25,7 @@ def create_cmd(agent: str, after: str | None, every: str | None, cron_expr: str 
                text: str, guard: str | None, as_json: bool) -> None:
     """Create a timer for AGENT."""
     from holon.home.registry import resolve
-    from holon.runtime import timer_store
+    from holon.agent import timers as timer_store
 
     timer = timer_store.create(resolve(agent), after=after, every=every, cron=cron_expr, tz=tz, text=text,
                                guard=guard)
@@ -41,7 +41,7 @@ def create_cmd(agent: str, after: str | None, every: str | None, cron_expr: str 
 def list_cmd(agent: str, as_json: bool) -> None:
     """List AGENT's timers, soonest first."""
     from holon.home.registry import resolve
-    from holon.runtime import timer_store
+    from holon.agent import timers as timer_store
 
     timers = timer_store.load(resolve(agent))
     if as_json:
@@ -59,7 +59,7 @@ def list_cmd(agent: str, as_json: bool) -> None:
 def cancel_cmd(agent: str, timer_id: str) -> None:
     """Cancel one timer."""
     from holon.home.registry import resolve
-    from holon.runtime import timer_store
+    from holon.agent import timers as timer_store
 
     timer_store.cancel(resolve(agent), timer_id)
     click.echo(f"cancelled {timer_id}")

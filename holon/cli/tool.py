@@ -81,8 +81,8 @@ def call_cmd(agent: str, name: str, input_: str, render: bool) -> None:
     """
     from holon.errors import InvalidInput
     from holon.home.registry import resolve
-    from holon.runtime.agent import Agent
-    from holon.runtime.execution import tool_context
+    from holon.agent.handle import Agent
+    from holon.runtime.turn.context import tool_context
     from holon.tools import registry
 
     home = resolve(agent)

@@ -19,7 +19,7 @@ def trigger_cmd() -> None:
 def show_cmd(agent: str) -> None:
     """Show AGENT's trigger descriptor (never the token)."""
     from holon.home.registry import resolve
-    from holon.runtime import triggers
+    from holon.agent import triggers
 
     home = resolve(agent)
     data = triggers.show(home)
@@ -35,7 +35,7 @@ def show_cmd(agent: str) -> None:
 def rotate_cmd(agent: str, as_json: bool) -> None:
     """Mint a new token for AGENT (the old one stops working) and print it once."""
     from holon.home.registry import resolve
-    from holon.runtime import triggers
+    from holon.agent import triggers
 
     data, token = triggers.rotate(resolve(agent))
     if as_json:
@@ -50,7 +50,7 @@ def rotate_cmd(agent: str, as_json: bool) -> None:
 def revoke_cmd(agent: str) -> None:
     """Revoke AGENT's trigger: future deliveries are refused."""
     from holon.home.registry import resolve
-    from holon.runtime import triggers
+    from holon.agent import triggers
 
     data = triggers.revoke(resolve(agent))
     click.echo(f"revoked {data['external_trigger_id']}")
@@ -66,7 +66,7 @@ def deliver_cmd(token: str, source: str | None, content_type: str | None, as_jso
 
     Exit 2: unknown or revoked token; 3: the agent is stopped.
     """
-    from holon.runtime import triggers
+    from holon.agent import triggers
 
     body = None
     if not sys.stdin.isatty():

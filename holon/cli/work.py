@@ -19,7 +19,7 @@ def work_cmd() -> None:
 def list_cmd(agent: str, include_completed: bool, as_json: bool) -> None:
     """List work items with their readiness."""
     from holon.home.registry import resolve
-    from holon.runtime import workcontrol
+    from holon.ops import work as workcontrol
 
     rows = workcontrol.listing(resolve(agent), include_completed)
     if as_json:
@@ -35,7 +35,7 @@ def list_cmd(agent: str, include_completed: bool, as_json: bool) -> None:
 def show_cmd(agent: str, work_item_id: str) -> None:
     """Show one work item as JSON (plan_artifact, completion_report)."""
     from holon.home.registry import resolve
-    from holon.runtime import workcontrol
+    from holon.ops import work as workcontrol
 
     emit_json(workcontrol.show(resolve(agent), work_item_id))
 
@@ -49,7 +49,7 @@ def create_cmd(agent: str, objective: str, plan: str | None, as_json: bool) -> N
     """Queue a new work item for AGENT without a transcript message; the current item is never replaced."""
     from holon.cli.output import read_text_arg
     from holon.home.registry import resolve
-    from holon.runtime import workcontrol
+    from holon.ops import work as workcontrol
 
     rec = workcontrol.create(resolve(agent), objective, read_text_arg(plan, "--plan") if plan else None)
     if as_json:

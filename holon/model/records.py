@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from holon.providers.types import TokenUsage
+from holon.model.conversation import TokenUsage
 
 SCHEMA_VERSION = 1
 

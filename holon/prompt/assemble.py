@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from holon.home.layout import Home
-from holon.providers.types import AssistantItem, PromptBlock, PromptCache, PromptFrame, ToolCall, ToolResultItem, UserItem
+from holon.model.conversation import AssistantItem, PromptBlock, PromptCache, PromptFrame, ToolCall, ToolResultItem, UserItem
 from holon.store import jsonl
 
 WINDOW_ENTRIES = 400

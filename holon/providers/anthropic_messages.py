@@ -19,18 +19,7 @@ from typing import Any
 
 from holon.providers import errors
 from holon.providers.lowering import json_input
-from holon.providers.types import (
-    AssistantItem,
-    PromptBlock,
-    ProviderFailure,
-    ProviderRequest,
-    ProviderResponse,
-    TokenUsage,
-    ToolCall,
-    ToolDefinition,
-    ToolResultItem,
-    UserItem,
-)
+from holon.model.conversation import AssistantItem, PromptBlock, ProviderFailure, ProviderRequest, ProviderResponse, TokenUsage, ToolCall, ToolDefinition, ToolResultItem, UserItem
 
 MAX_BREAKPOINTS = 4
 _STOP = {"end_turn": "end_turn", "stop_sequence": "end_turn", "tool_use": "tool_use",

@@ -23,16 +23,7 @@ from typing import Any
 
 from holon.providers import errors
 from holon.providers.lowering import json_input
-from holon.providers.types import (
-    AssistantItem,
-    ProviderFailure,
-    ProviderRequest,
-    ProviderResponse,
-    TokenUsage,
-    ToolCall,
-    ToolResultItem,
-    UserItem,
-)
+from holon.model.conversation import AssistantItem, ProviderFailure, ProviderRequest, ProviderResponse, TokenUsage, ToolCall, ToolResultItem, UserItem
 
 TRANSPORT = "openai_chat_completions"
 BUILTIN: dict[str, dict[str, Any]] = {

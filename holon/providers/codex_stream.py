@@ -34,7 +34,7 @@ from holon.providers.openai_responses import (
     sdk_client,
     sdk_errors,
 )
-from holon.providers.types import ProviderFailure, ProviderRequest, ProviderResponse
+from holon.model.conversation import ProviderFailure, ProviderRequest, ProviderResponse
 
 DEFAULT_BASE_URL = "https://chatgpt.com/backend-api/codex"
 TOKEN_ENV = "OPENAI_CODEX_ACCESS_TOKEN"

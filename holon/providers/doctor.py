@@ -10,7 +10,7 @@ import os
 from typing import Any
 
 from holon.providers import resolve, runner
-from holon.providers.types import ProviderFailure
+from holon.model.conversation import ProviderFailure
 
 _TRANSPORT_NAMES = {
     "holon.providers.openai_responses:factory": "openai_responses",

@@ -25,7 +25,7 @@ import time
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from holon.providers.types import ProviderFailure
+from holon.model.conversation import ProviderFailure
 
 REDACTED = "[REDACTED]"
 _CONTEXT_CODES = {"context_length_exceeded", "string_above_max_length"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from holon.providers.types import ToolCall, ToolDefinition
+from holon.model.conversation import ToolCall, ToolDefinition
 
 
 def freeform_text(call: ToolCall) -> str:

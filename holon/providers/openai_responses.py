@@ -13,17 +13,7 @@ from typing import Any
 
 from holon.providers import errors
 from holon.providers.lowering import freeform_text
-from holon.providers.types import (
-    AssistantItem,
-    ProviderFailure,
-    ProviderRequest,
-    ProviderResponse,
-    TokenUsage,
-    ToolCall,
-    ToolDefinition,
-    ToolResultItem,
-    UserItem,
-)
+from holon.model.conversation import AssistantItem, ProviderFailure, ProviderRequest, ProviderResponse, TokenUsage, ToolCall, ToolDefinition, ToolResultItem, UserItem
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from holon.providers.types import Provider, ProviderFailure
+from holon.model.conversation import Provider, ProviderFailure
 
 _CHAT = "holon.providers.chat_completions:factory"
 # provider id -> "module:factory"; factory(model_ref, provider_config) -> Provider

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from holon import clock
-from holon.providers.types import Provider, ProviderFailure, ProviderRequest, ProviderResponse, TokenUsage
+from holon.model.conversation import Provider, ProviderFailure, ProviderRequest, ProviderResponse, TokenUsage
 
 MAX_RETRIES = 2
 MAX_ATTEMPTS = MAX_RETRIES + 1

@@ -18,7 +18,7 @@ import json
 import os
 from pathlib import Path
 
-from holon.providers.types import ProviderFailure, ProviderRequest, ProviderResponse, TokenUsage, ToolCall
+from holon.model.conversation import ProviderFailure, ProviderRequest, ProviderResponse, TokenUsage, ToolCall
 from holon.store.atomic import read_json, write_json
 
 _STATUS_KINDS = {401: "auth", 403: "auth", 408: "timeout", 429: "rate_limited"}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from holon.runtime.agent import Agent
+from holon.agent.handle import Agent
 
 
 def fire_due(agent: Agent, *, activate: bool = True) -> list[str]:
@@ -10,7 +10,8 @@ def fire_due(agent: Agent, *, activate: bool = True) -> list[str]:
 
     Wake hints go before work-queue activation so keep-working ticks never starve them.
     """
-    from holon.runtime import timers, wakehints, workqueue
+    from holon.runtime import timers, workqueue
+    from holon.agent import wakehints
 
     if agent.state().status.value in ("paused", "stopped"):
         return []

@@ -18,7 +18,7 @@ from typing import Any
 from holon import clock, config
 from holon.home.layout import Home
 from holon.model.records import AgentStatus
-from holon.runtime.agent import Agent
+from holon.agent.handle import Agent
 from holon.store.locks import FileLock, LockBusy
 
 DEFAULT_DELIVERY_LIMIT = 3
@@ -77,7 +77,8 @@ def tick(home: Home, *, until_idle: bool = False, model: str | None = None, wait
 
 
 def _run_one(agent: Agent, claimed: tuple[str, dict[str, Any]], model: str | None, report: TickReport) -> None:
-    from holon.runtime import lifecycle, nextdue, turn
+    from holon.runtime.turn import closure as lifecycle, loop as turn
+    from holon.agent import nextdue
 
     name, message = claimed
     run_id = message["id"]

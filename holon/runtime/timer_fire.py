@@ -7,7 +7,7 @@ import subprocess
 from typing import Any
 
 from holon import clock, config
-from holon.runtime.agent import Agent
+from holon.agent.handle import Agent
 from holon.store.atomic import read_json
 
 MAX_LISTED_MISSED = 20
@@ -15,7 +15,7 @@ DEFAULT_GUARD_TIMEOUT_S = 10
 
 
 def fire(agent: Agent, names: list[str]) -> list[str]:
-    from holon.runtime import nextdue, timer_store
+    from holon.agent import nextdue, timers as timer_store
 
     now = clock.now_ts()
     fired: list[str] = []
@@ -40,7 +40,7 @@ def fire(agent: Agent, names: list[str]) -> list[str]:
 
 def _due_occurrences(timer: dict[str, Any], now: float) -> list[float]:
     """Every planned occurrence at or before `now`, oldest first (at least the due one)."""
-    from holon.runtime import timer_store
+    from holon.agent import timers as timer_store
 
     planned = [float(timer["due_ts"])]
     while len(planned) < 100_000:
@@ -71,7 +71,7 @@ def _guard_allows(agent: Agent, timer: dict[str, Any]) -> bool:
 
 
 def _admit(agent: Agent, timer: dict[str, Any], occurrences: list[float]) -> None:
-    from holon.runtime import admission
+    from holon.agent import admission
 
     planned = occurrences[-1]
     missed = occurrences[:-1]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from holon.runtime.agent import Agent
+from holon.agent.handle import Agent
 
 
 def fire_due(agent: Agent) -> list[str]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from holon import clock
 from holon.home.layout import Home
-from holon.runtime.due import due_reasons
+from holon.agent.due import due_reasons
 
 MAX_WAIT_S = 1.0
 
@@ -66,7 +66,7 @@ class Watcher:
                 self.on_report(report.to_dict())
 
     def _timeout(self) -> float:
-        from holon.runtime import nextdue
+        from holon.agent import nextdue
 
         now = clock.now_ts()
         due = [d for d in (nextdue.read(h) for h in self.homes()) if d is not None]

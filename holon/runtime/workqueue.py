@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from holon import clock, config
-from holon.runtime import workitems
-from holon.runtime.agent import Agent
+from holon.agent import workitems
+from holon.agent.handle import Agent
 
 MUTATION_TOOLS = ("CreateWorkItem", "PickWorkItem", "UpdateWorkItem", "CompleteWorkItem")
 CANDIDATE_ORDER = ("triggered_blocked", "queued_runnable", "waiting_for_operator", "blocked", "completed_recent")
@@ -129,7 +129,7 @@ def fire_due(agent: Agent, *, activate: bool) -> list[str]:
 
 
 def _rechecks(agent: Agent) -> list[str]:
-    from holon.runtime import admission, nextdue
+    from holon.agent import admission, nextdue
 
     due = workitems.due_rechecks(agent.home, clock.now_ts())
     out = []
@@ -148,7 +148,7 @@ def _rechecks(agent: Agent) -> list[str]:
 
 
 def _activate(agent: Agent) -> list[str]:
-    from holon.runtime import admission, nextdue
+    from holon.agent import admission, nextdue
 
     state = agent.state()
     closure = state.closure or {}

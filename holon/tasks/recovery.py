@@ -12,7 +12,7 @@ terminal record whose task_result was never admitted gets it now.
 from __future__ import annotations
 
 from holon.procs import alive
-from holon.runtime.agent import Agent
+from holon.agent.handle import Agent
 
 
 def recover_tasks(agent: Agent) -> list[str]:

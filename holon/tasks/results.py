@@ -43,7 +43,7 @@ def finish(home: Path, record: dict[str, Any], status: str, *, exit_status: int 
 
 def admit_result(home: Path, record: dict[str, Any]) -> str | None:
     from holon.home.layout import Home
-    from holon.runtime.admission import admit
+    from holon.agent.admission import admit
     from holon.tools.envelope import head_tail
 
     text = output_text(home, record["id"])

@@ -3,7 +3,7 @@
 from holon.tools.registry import register_builtin
 
 for _name, _target in {
-    "ApplyPatch": "holon.tools.apply_patch.tool:ApplyPatch",
+    "ApplyPatch": "holon.tools.apply_patch:ApplyPatch",
     "ExecCommand": "holon.tools.exec_command:ExecCommand",
     "ExecCommandBatch": "holon.tools.exec_batch:ExecCommandBatch",
     "TaskStatus": "holon.tools.task_tools:TaskStatus",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from holon.providers.types import ToolDefinition
+from holon.model.conversation import ToolDefinition
 from holon.tools import schema
 from holon.tools.base import Tool
 

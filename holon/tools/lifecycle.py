@@ -9,7 +9,7 @@ from pydantic import Field
 from holon import clock
 from holon.errors import UsageError
 from holon.home.layout import Home
-from holon.runtime.agent import Agent
+from holon.agent.handle import Agent
 from holon.tools.base import Tool, ToolArgs, ToolContext, ToolOutput
 
 SLEEP_TIMER_ID = "sleep"
@@ -32,7 +32,7 @@ class Sleep(Tool):
         reason: str | None = Field(None, description="Why you sleep and what should wake you.")
 
     def run(self, ctx: ToolContext, args: Args) -> ToolOutput:
-        from holon.runtime import timer_store
+        from holon.agent import timers as timer_store
 
         home = Home(ctx.home)
         agent = Agent(home)
@@ -63,7 +63,7 @@ class Enqueue(Tool):
         priority: Literal["next", "normal", "background"] = "normal"
 
     def run(self, ctx: ToolContext, args: Args) -> ToolOutput:
-        from holon.runtime import admission
+        from holon.agent import admission
 
         env = admission.admit(Home(ctx.home), "followup", "internal_followup", admission.text_body(args.text),
                               priority=args.priority, causation_id=ctx.message_id)

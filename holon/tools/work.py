@@ -7,8 +7,8 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from holon.home.layout import Home
-from holon.runtime import workitems
-from holon.runtime.agent import Agent
+from holon.agent import workitems
+from holon.agent.handle import Agent
 from holon.tools.base import Tool, ToolArgs, ToolContext, ToolFailure, ToolOutput
 
 GUIDANCE = """\

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from holon.providers.types import PromptBlock, PromptCache, PromptFrame, ToolDefinition
+from holon.model.conversation import PromptBlock, PromptCache, PromptFrame, ToolDefinition
 
 SECRET = "sk-canary-SECRET-0123456789abcdef"
 GRAMMAR = 'start: "*** Begin Patch" NEWLINE LINE* "*** End Patch"\nLINE: /[^\\n]*\\n/\n%import common.NEWLINE\n'

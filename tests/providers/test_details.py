@@ -12,14 +12,7 @@ from holon.providers import errors
 from holon.providers.doctor import provider_doctor
 from holon.providers.resolve import make_provider
 from holon.providers.runner import RoundFailed, run_round
-from holon.providers.types import (
-    AssistantItem,
-    ProviderFailure,
-    ProviderRequest,
-    ToolCall,
-    ToolResultItem,
-    UserItem,
-)
+from holon.model.conversation import AssistantItem, ProviderFailure, ProviderRequest, ToolCall, ToolResultItem, UserItem
 
 
 def req(ref, conversation=None, tools=TOOLS):
@@ -139,7 +132,7 @@ def test_anthropic_tool_result_leads_and_max_tokens(server, monkeypatch):
 
 def test_anthropic_at_most_four_cache_breakpoints(server, monkeypatch):
     from holon.providers.anthropic_messages import request_params
-    from holon.providers.types import PromptBlock
+    from holon.model.conversation import PromptBlock
 
     frame = FRAME.model_copy(update={"system_blocks": [PromptBlock(text=f"b{i}", cache_breakpoint=True)
                                                        for i in range(6)]})

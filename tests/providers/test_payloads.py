@@ -13,13 +13,7 @@ from provider_kits import FRAME, KITS, TOOLS
 from pydantic import BaseModel, Field
 
 from holon.providers.resolve import make_provider
-from holon.providers.types import (
-    AssistantItem,
-    ProviderRequest,
-    ToolCall,
-    ToolResultItem,
-    UserItem,
-)
+from holon.model.conversation import AssistantItem, ProviderRequest, ToolCall, ToolResultItem, UserItem
 from holon.tools import registry
 from holon.tools.base import Tool, ToolArgs
 from holon.tools.definitions import definitions
@@ -118,7 +112,7 @@ def test_strict_catalog_schemas_pass_validation(kit, server, monkeypatch):
 
 def test_provider_core_imports_no_sdk():
     code = ("import sys\n"
-            "import holon.providers.resolve, holon.providers.runner, holon.providers.types\n"
+            "import holon.providers.resolve, holon.providers.runner, holon.model.conversation\n"
             "import holon.providers.doctor, holon.providers.errors, holon.providers.openai_responses\n"
             "import holon.providers.anthropic_messages, holon.providers.codex_stream\n"
             "import holon.providers.chat_completions\n"

@@ -9,12 +9,7 @@ from provider_kits import FRAME, KITS, PATCH_TEXT, SECRET, TOOLS
 
 from holon.providers.resolve import make_provider
 from holon.providers.runner import RoundFailed, run_round
-from holon.providers.types import (
-    AssistantItem,
-    ProviderRequest,
-    ToolResultItem,
-    UserItem,
-)
+from holon.model.conversation import AssistantItem, ProviderRequest, ToolResultItem, UserItem
 
 kits = pytest.mark.parametrize("kit", KITS, ids=[k.transport for k in KITS])
 

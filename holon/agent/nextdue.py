@@ -1,0 +1,51 @@
+"""`.holon/next_due`: the earliest moment a tick has runtime-owned work (epoch seconds as text).
+
+Rewritten whenever timers, recheck deadlines or the work-queue closure change,
+so `holon tick --all` finds due agents from one tiny file instead of reading
+state. A missing file means nothing is scheduled.
+"""
+
+from __future__ import annotations
+
+import os
+
+from holon import clock
+from holon.home.layout import Home
+from holon.store.atomic import read_json, write_text
+
+
+def compute(home: Home) -> float | None:
+    from holon.agent import timers as timer_store, workitems
+
+    candidates = [t for t in (timer_store.next_fire(home), workitems.next_recheck(home)) if t is not None]
+    state = read_json(home.state_json, {}) or {}
+    closure = state.get("closure") or {}
+    if (closure.get("outcome") == "continuable" and state.get("status") == "awake_idle"
+            and not closure.get("activation_message_id")):
+        candidates.append(clock.now_ts())
+    return min(candidates) if candidates else None
+
+
+def refresh(home: Home) -> float | None:
+    due = compute(home)
+    if due is None:
+        try:
+            os.unlink(home.next_due)
+        except FileNotFoundError:
+            pass
+        return None
+    text = f"{due:.3f}\n"
+    try:
+        if home.next_due.read_text() == text:
+            return due
+    except FileNotFoundError:
+        pass
+    write_text(home.next_due, text)
+    return due
+
+
+def read(home: Home) -> float | None:
+    try:
+        return float(home.next_due.read_text().strip())
+    except (FileNotFoundError, ValueError):
+        return None

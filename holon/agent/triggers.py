@@ -1,0 +1,149 @@
+"""External trigger capability: one active descriptor per agent, token stored only as a hash.
+
+Descriptor: `.holon/triggers/default.json` (mode 0600). Lookup index:
+`$HOLON_HOME/trigger_index.json` maps a prefix of each token hash to the agent
+home, so `holon trigger deliver TOKEN` finds its agent without reading every
+agent's state. The token itself is printed once by `rotate` and never stored,
+logged or echoed in errors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from typing import Any
+
+from holon import clock
+from holon.errors import HolonError, NotRunnable, UsageError
+from holon.home.layout import Home
+from holon.ids import new_id
+from holon.paths import holon_home
+from holon.store.atomic import read_json, write_json
+from holon.store.locks import locked
+
+TOKEN_PREFIX = "htr_"
+INDEX_PREFIX_CHARS = 16
+MAX_BODY_BYTES = 64 * 1024
+
+
+class TriggerRefused(HolonError):
+    kind = "trigger_refused"
+    exit_code = 2
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def descriptor_path(home: Home):
+    return home.triggers / "default.json"
+
+
+def index_path():
+    return holon_home() / "trigger_index.json"
+
+
+def show(home: Home) -> dict[str, Any] | None:
+    data = read_json(descriptor_path(home))
+    if not data:
+        return None
+    return public(data)
+
+
+def public(data: dict[str, Any]) -> dict[str, Any]:
+    """The descriptor without its token hash."""
+    return {k: v for k, v in data.items() if k != "token_sha256"}
+
+
+def rotate(home: Home) -> tuple[dict[str, Any], str]:
+    """Mint a new token (revoking any previous one); returns (descriptor, token)."""
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    digest = _hash(token)
+    old = read_json(descriptor_path(home)) or {}
+    now = clock.now_iso()
+    data = {"schema_version": 1, "external_trigger_id": old.get("external_trigger_id") or new_id("trg"),
+            "target_agent_id": home.agent_id, "delivery_mode": "wake_hint", "status": "active",
+            "token_sha256": digest, "created_at": old.get("created_at") or now, "rotated_at": now,
+            "revoked_at": None, "trigger_count": int(old.get("trigger_count", 0)),
+            "last_triggered_at": old.get("last_triggered_at")}
+    home.triggers.mkdir(parents=True, exist_ok=True)
+    write_json(descriptor_path(home), data, mode=0o600)
+    _reindex(home, old.get("token_sha256"), digest)
+    from holon.agent.handle import Agent
+
+    Agent(home).event("external_trigger_rotated", external_trigger_id=data["external_trigger_id"])
+    return public(data), token
+
+
+def revoke(home: Home) -> dict[str, Any]:
+    data = read_json(descriptor_path(home))
+    if not data:
+        raise UsageError(f"agent {home.agent_id} has no external trigger", kind="no_trigger",
+                         hint=f"create one with `holon trigger rotate {home.agent_id}`")
+    if data.get("status") != "revoked":
+        data.update(status="revoked", revoked_at=clock.now_iso())
+        write_json(descriptor_path(home), data, mode=0o600)
+        _reindex(home, data.get("token_sha256"), None)
+        from holon.agent.handle import Agent
+
+        Agent(home).event("external_trigger_revoked", external_trigger_id=data["external_trigger_id"])
+    return public(data)
+
+
+def _reindex(home: Home, old_digest: str | None, new_digest: str | None) -> None:
+    base = holon_home()
+    base.mkdir(parents=True, exist_ok=True)
+    with locked(base / ".trigger_index.lock"):
+        index = read_json(index_path(), {}) or {}
+        entries = index.get("entries", {})
+        if old_digest:
+            entries.pop(old_digest[:INDEX_PREFIX_CHARS], None)
+        if new_digest:
+            entries[new_digest[:INDEX_PREFIX_CHARS]] = str(home.root)
+        write_json(index_path(), {"schema_version": 1, "entries": entries}, mode=0o600)
+
+
+def _refuse() -> TriggerRefused:
+    return TriggerRefused("unknown or revoked trigger token", kind="unknown_trigger",
+                          hint="ask the agent's operator for its current token (`holon trigger rotate AGENT`)")
+
+
+def deliver(token: str, *, body: str | None = None, source: str | None = None,
+            content_type: str | None = None) -> dict[str, Any]:
+    """Validate `token` and submit a wake hint to its agent."""
+    if body is not None and len(body.encode("utf-8")) > MAX_BODY_BYTES:
+        raise UsageError(f"trigger body is larger than {MAX_BODY_BYTES} bytes", kind="oversize_body",
+                         hint="send a short notice; put large payloads where the agent can fetch them")
+    digest = _hash(token.strip())
+    entries = (read_json(index_path(), {}) or {}).get("entries", {})
+    root = entries.get(digest[:INDEX_PREFIX_CHARS])
+    if not root:
+        raise _refuse()
+    home = Home(root)
+    home.locks.mkdir(parents=True, exist_ok=True)
+    with locked(home.locks / "trigger.lock"):
+        data = read_json(descriptor_path(home)) or {}
+        stored = data.get("token_sha256") or ""
+        if not hmac.compare_digest(stored.encode(), digest.encode()) or data.get("status") != "active":
+            raise _refuse()
+        state = read_json(home.state_json, {}) or {}
+        if state.get("status") == "stopped":
+            raise NotRunnable(f"agent {home.agent_id} is stopped and does not accept trigger deliveries",
+                              kind="agent_stopped", hint=f"its operator must run `holon resume {home.agent_id}`")
+        data["trigger_count"] = int(data.get("trigger_count", 0)) + 1
+        data["last_triggered_at"] = clock.now_iso()
+        write_json(descriptor_path(home), data, mode=0o600)
+    from holon.agent import wakehints
+
+    hint = wakehints.submit(home, trigger_id=data["external_trigger_id"], source=source, body=body or None,
+                            content_type=content_type)
+    from holon.agent.handle import Agent
+
+    Agent(home).event("external_trigger_delivered", external_trigger_id=data["external_trigger_id"],
+                      target_agent_id=home.agent_id, effective_delivery_mode="wake_hint", source=source,
+                      trigger_count=data["trigger_count"], body_bytes=len((body or "").encode("utf-8")))
+    return {"agent_id": home.agent_id, "external_trigger_id": data["external_trigger_id"],
+            "delivery_mode": "wake_hint", "trigger_count": data["trigger_count"],
+            "pending_deliveries": hint["deliveries"]}
+

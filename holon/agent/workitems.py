@@ -1,0 +1,168 @@
+"""Work items: `ledger/work_items.jsonl` (latest record per id wins) and `work-items/<id>/plan.md`.
+
+Queued, blocked and completed are derived views; current focus lives in
+`AgentState.current_work_item_id`. A completed item's operator-facing report is
+a DeliverySummaryRecord (`ledger/delivery_summaries.jsonl`), promoted from the
+assistant text of the round that called CompleteWorkItem.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from holon import clock, config
+from holon.home.layout import Home
+from holon.ids import new_id
+from holon.store import jsonl
+from holon.store.atomic import write_text
+
+PLAN_STATUSES = ("draft", "ready", "needs_input")
+DEFAULT_RECHECK_MS = 60 * 60 * 1000
+PREVIEW_CHARS = 1200
+
+
+def delivery_ledger(home: Home) -> Path:
+    return home.ledger / "delivery_summaries.jsonl"
+
+
+def default_recheck_ms() -> int:
+    return max(1, config.env_int("HOLON_WORK_ITEM_DEFAULT_RECHECK_MS", "runtime.work_item_default_recheck_ms",
+                                 DEFAULT_RECHECK_MS))
+
+
+def load_all(home: Home) -> dict[str, dict[str, Any]]:
+    """Every work item, latest record per id, in creation order."""
+    items: dict[str, dict[str, Any]] = {}
+    for rec in jsonl.read(home.work_items):
+        if isinstance(rec.get("id"), str):
+            items[rec["id"]] = rec
+    return items
+
+
+def get(home: Home, work_item_id: str) -> dict[str, Any] | None:
+    return load_all(home).get(work_item_id)
+
+
+def plan_path(home: Home, work_item_id: str) -> Path:
+    return home.work_items_dir / work_item_id / "plan.md"
+
+
+def write_plan(home: Home, work_item_id: str, text: str) -> None:
+    path = plan_path(home, work_item_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text(path, text if text.endswith("\n") or not text else text + "\n")
+
+
+def plan_artifact(home: Home, work_item_id: str) -> dict[str, Any] | None:
+    path = plan_path(home, work_item_id)
+    try:
+        data = path.read_bytes()
+        mtime = path.stat().st_mtime
+    except FileNotFoundError:
+        return None
+    text = data.decode("utf-8", errors="replace")
+    return {"path": str(path), "hash": "sha256:" + hashlib.sha256(data).hexdigest(), "bytes": len(data),
+            "updated_at": clock.iso(mtime), "preview": text[:PREVIEW_CHARS],
+            "preview_complete": len(text) <= PREVIEW_CHARS}
+
+
+def new_record(agent_id: str, objective: str, *, plan_status: str = "draft",
+               todo_list: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    now = clock.now_iso()
+    return {"schema_version": 1, "id": new_id("wi"), "agent_id": agent_id, "workspace_id": "agent_home",
+            "objective": objective, "state": "open", "plan_status": plan_status, "todo_list": todo_list or [],
+            "blocked_by": None, "recheck_at": None, "recheck_consumed_at": None, "result_summary": None,
+            "created_at": now, "updated_at": now}
+
+
+def append(agent: Any, record: dict[str, Any]) -> dict[str, Any]:
+    """Persist a new version of `record` (log first; next_due follows the recheck deadline)."""
+    record = {**record, "updated_at": clock.now_iso()}
+    with agent.state_lock():
+        jsonl.append(agent.home.work_items, record)
+    from holon.agent import nextdue
+
+    nextdue.refresh(agent.home)
+    return record
+
+
+def set_blocker(record: dict[str, Any], blocked_by: str | None, recheck_after_ms: int | None) -> None:
+    if blocked_by:
+        record["blocked_by"] = blocked_by
+        delay = recheck_after_ms if recheck_after_ms else default_recheck_ms()
+        record["recheck_at"] = clock.iso(clock.now_ts() + delay / 1000)
+        record["recheck_consumed_at"] = None
+    else:
+        record["blocked_by"] = None
+        record["recheck_at"] = None
+        record["recheck_consumed_at"] = None
+
+
+def scheduling_state(record: dict[str, Any], active_task_ids: list[str] | None = None) -> str:
+    if record.get("state") == "completed":
+        return "completed"
+    if record.get("plan_status") == "needs_input":
+        return "waiting_operator"
+    if record.get("blocked_by"):
+        return "blocked"
+    return "runnable"
+
+
+def readiness(record: dict[str, Any], current_id: str | None) -> str:
+    """The shared readiness projection of one item (current items are labelled `current`)."""
+    sched = scheduling_state(record)
+    if sched == "completed":
+        return "completed"
+    if record["id"] == current_id:
+        return "current"
+    if sched == "waiting_operator":
+        return "waiting_for_operator"
+    if sched == "blocked":
+        return "triggered_blocked" if record.get("recheck_consumed_at") else "blocked"
+    return "queued_runnable"
+
+
+def delivery_summaries(home: Home) -> dict[str, dict[str, Any]]:
+    """Newest DeliverySummaryRecord per work item."""
+    out: dict[str, dict[str, Any]] = {}
+    for rec in jsonl.read(delivery_ledger(home)):
+        if rec.get("work_item_id"):
+            out[rec["work_item_id"]] = rec
+    return out
+
+
+def record_delivery_summary(agent: Any, work_item_id: str, text: str, *, turn_id: str,
+                            message_id: str | None) -> dict[str, Any]:
+    rec = {"schema_version": 1, "id": new_id("dsum"), "agent_id": agent.id, "work_item_id": work_item_id,
+           "text": text, "turn_id": turn_id, "message_id": message_id, "created_at": clock.now_iso()}
+    with agent.state_lock():
+        jsonl.append(delivery_ledger(agent.home), rec)
+    return rec
+
+
+def view(home: Home, record: dict[str, Any], current_id: str | None,
+         summaries: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The read-surface shape: the record without inline plan, plus plan_artifact and derived views."""
+    out = {k: v for k, v in record.items() if k not in ("plan", "schema_version")}
+    out["readiness"] = readiness(record, current_id)
+    out["scheduling_state"] = scheduling_state(record)
+    out["plan_artifact"] = plan_artifact(home, record["id"])
+    if record.get("state") == "completed":
+        summary = (summaries if summaries is not None else delivery_summaries(home)).get(record["id"])
+        out["completion_report"] = summary["text"] if summary else record.get("result_summary")
+    return out
+
+
+def due_rechecks(home: Home, now_ts: float) -> list[dict[str, Any]]:
+    return [r for r in load_all(home).values() if r.get("state") == "open" and r.get("blocked_by")
+            and r.get("recheck_at") and not r.get("recheck_consumed_at")
+            and clock.parse_iso(r["recheck_at"]).timestamp() <= now_ts]
+
+
+def next_recheck(home: Home) -> float | None:
+    times = [clock.parse_iso(r["recheck_at"]).timestamp() for r in load_all(home).values()
+             if r.get("state") == "open" and r.get("blocked_by") and r.get("recheck_at")
+             and not r.get("recheck_consumed_at")]
+    return min(times) if times else None

@@ -1,0 +1,66 @@
+"""AgentSummary: the `holon status` document, from persisted state only."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from holon import config
+from holon.home.layout import Home
+from holon.agent.handle import Agent
+
+
+def model_state(agent: Agent) -> dict[str, Any]:
+    state = agent.state()
+    default = config.default_model()
+    override = state.model_override
+    return {"source": "agent_override" if override else "runtime_default", "runtime_default_model": default,
+            "effective_model": override or default, "effective_fallback_models": config.fallback_models(),
+            "override_model": override}
+
+
+def _count(path: os.PathLike) -> int:
+    try:
+        return sum(1 for e in os.scandir(path) if not e.name.startswith("."))
+    except FileNotFoundError:
+        return 0
+
+
+def agent_summary(home: Home) -> dict[str, Any]:
+    agent = Agent(home)
+    state = agent.state()
+    ident = agent.identity()
+    queue = home.queue
+    summary: dict[str, Any] = {
+        "agent_id": home.agent_id, "home": str(home.root),
+        "identity": {k: ident.get(k) for k in ("kind", "visibility", "ownership", "profile_preset",
+                                                "lineage_parent_agent_id")},
+        "status": state.status.value, "closure": state.closure, "last_continuation": state.last_continuation,
+        "queue": {"pending": len(queue.pending()), "in_progress": len(queue.in_progress()),
+                  "dead_letters": len(queue.dead_letters())},
+        "tasks": {"active": _count(home.tasks / "active")},
+        "current_work_item_id": state.current_work_item_id,
+        "model": model_state(agent),
+        "token_usage": state.token_usage.model_dump(),
+        "last_turn": state.last_turn.model_dump() if state.last_turn else None,
+        "sleeping_until": state.sleeping_until, "last_tick_at": state.last_tick_at,
+        "last_brief_at": state.last_brief_at,
+        "loaded_agents_md": _agents_md(home),
+    }
+    if state.status.value == "stopped":
+        summary["lifecycle_hint"] = (f"stopped: run `holon resume {home.agent_id}` before sending new prompts; "
+                                     "`holon wake` does not cross the stopped boundary")
+    elif state.status.value == "paused":
+        summary["lifecycle_hint"] = f"paused: queued work waits until `holon resume {home.agent_id}`"
+    from holon.ops import status_extra as summary_extra
+
+    summary.update(summary_extra.extra(home, state))
+    return summary
+
+
+def _agents_md(home: Home) -> dict[str, Any] | None:
+    try:
+        size = home.agents_md.stat().st_size
+    except FileNotFoundError:
+        return None
+    return {"source_kind": "agent", "path": str(home.agents_md), "bytes": size}

@@ -1,0 +1,119 @@
+"""Settling a turn: brief, turn terminal, closure, token usage and state — idempotent on resume."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from holon import clock
+from holon.model.records import AgentStatus, FailureArtifact, TurnTerminalRecord
+from holon.model.conversation import ProviderFailure, TokenUsage
+from holon.agent.handle import Agent
+
+if TYPE_CHECKING:
+    from holon.runtime.turn.loop import TurnResult, TurnState
+
+
+def _final_text(ts: "TurnState") -> str:
+    return ts.rounds[-1].get("text", "") if ts.rounds else ""
+
+
+def failure_artifact(failure: ProviderFailure, timeline: dict[str, Any] | None) -> FailureArtifact:
+    attempts = (timeline or {}).get("attempts") or []
+    last = attempts[-1] if attempts else {}
+    what = {"context_length_exceeded": "the context length was exceeded",
+            "budget_exhausted": "a token budget is spent", "script_exhausted": "the script has no rounds left",
+            "max_rounds_exceeded": "the turn hit its round limit"}.get(failure.kind, failure.kind.replace("_", " "))
+    model_ref = last.get("model_ref")
+    summary = f"turn failed: {what}: {failure.message}"
+    if attempts:
+        summary = f"provider request failed after {len(attempts)} attempt(s): {what}" + (
+            f" ({model_ref})" if model_ref else "") + f": {failure.message}"
+    chain = failure.diagnostics.get("source_chain") if failure.diagnostics else None
+    return FailureArtifact(category=failure.category if failure.category in
+                           ("transport", "protocol", "runtime", "task", "unknown") else "unknown",
+                           summary=summary, kind=failure.kind, provider=last.get("provider"), model_ref=model_ref,
+                           status=failure.status, source_chain=chain)
+
+
+def settle_success(agent: Agent, ts: "TurnState", *, already: bool = False) -> "TurnResult":
+    from holon.runtime.turn import closure as lifecycle
+
+    text = _final_text(ts)
+    effects = lifecycle.turn_effects(agent, ts)
+    if not already:
+        if ts.brief is None:
+            ts.brief = agent.brief("result", effects.get("brief_text", text), related_message_id=ts.message["id"],
+                                   visibility=effects.get("visibility", "turn_result"), turn_id=ts.turn_id,
+                                   work_item_id=effects.get("work_item_id"))
+        _terminal(agent, ts, "completed", text)
+    _commit_state(agent, ts, "completed", effects)
+    return _result(agent, ts, "completed", effects.get("final_text", text), None, effects)
+
+
+def settle_failure(agent: Agent, ts: "TurnState", failure: ProviderFailure,
+                   timeline: dict[str, Any] | None) -> "TurnResult":
+    artifact = failure_artifact(failure, timeline).model_dump(exclude_none=True)
+    usage = ts.usage.model_dump()
+    agent.transcript("runtime_failure", turn_id=ts.turn_id, message_id=ts.message["id"],
+                     summary=artifact["summary"], failure_artifact=artifact, provider_attempt_timeline=timeline,
+                     token_usage=usage)
+    agent.event("runtime_error", turn_id=ts.turn_id, message_id=ts.message["id"], error=artifact["summary"],
+                failure_kind=failure.kind, failure_artifact=artifact, provider_attempt_timeline=timeline,
+                token_usage=usage)
+    ts.brief = agent.brief("failure", artifact["summary"], related_message_id=ts.message["id"],
+                           turn_id=ts.turn_id)
+    _terminal(agent, ts, "aborted", _final_text(ts))
+    _commit_state(agent, ts, "failed", {})
+    result = _result(agent, ts, "failed", _final_text(ts), artifact, {})
+    result.provider_attempt_timeline = timeline or result.provider_attempt_timeline
+    return result
+
+
+def _terminal(agent: Agent, ts: "TurnState", kind: str, text: str) -> None:
+    duration = int((time.monotonic() - ts.started) * 1000)
+    agent.transcript("turn_terminal", turn_id=ts.turn_id, message_id=ts.message["id"], kind=kind,
+                     duration_ms=duration, rounds=len(ts.rounds), token_usage=ts.usage.model_dump())
+    agent.event("turn_terminal", turn_id=ts.turn_id, message_id=ts.message["id"], kind=kind,
+                duration_ms=duration, rounds=len(ts.rounds), token_usage=ts.usage.model_dump())
+
+
+def _commit_state(agent: Agent, ts: "TurnState", outcome: str, effects: dict[str, Any]) -> None:
+    from holon.runtime.turn import closure as lifecycle
+
+    def apply(s: Any) -> None:
+        s.inflight.pop(ts.message["id"], None)
+        if s.last_settled_turn_id == ts.turn_id:
+            return
+        s.last_settled_turn_id = ts.turn_id
+        s.turn_index += 1
+        usage = ts.usage
+        summary = s.token_usage
+        summary.total = summary.total + usage
+        summary.total_model_rounds += len(ts.rounds)
+        if usage.total_tokens or usage.input_tokens or usage.output_tokens:
+            summary.last_turn = usage
+        s.total_input_tokens = summary.total.input_tokens
+        s.total_output_tokens = summary.total.output_tokens
+        s.total_model_rounds = summary.total_model_rounds
+        s.total_message_count += 1
+        day = clock.now_iso()[:10]
+        s.token_usage_by_day = {day: s.token_usage_by_day.get(day, 0) + usage.total_tokens}
+        s.last_turn = TurnTerminalRecord(turn_index=s.turn_index, completed_at=clock.now_iso(),
+                                         duration_ms=int((time.monotonic() - ts.started) * 1000),
+                                         kind="completed" if outcome == "completed" else "aborted",
+                                         last_assistant_message=_final_text(ts), message_id=ts.message["id"])
+        lifecycle.apply_closure(s, ts, outcome, effects)
+    agent.update_state(apply)
+
+
+def _result(agent: Agent, ts: "TurnState", status: str, text: str, artifact: dict[str, Any] | None,
+            effects: dict[str, Any]) -> "TurnResult":
+    from holon.runtime.turn.loop import TurnResult
+
+    timeline = ts.timelines[-1] if ts.timelines else None
+    result = TurnResult(agent_id=agent.id, message_id=ts.message["id"], turn_id=ts.turn_id, status=status,
+                        final_text=text, token_usage=ts.usage.model_dump(), provider_attempt_timeline=timeline,
+                        failure_artifact=artifact, brief=ts.brief, rounds=len(ts.rounds))
+    result.extra["raw_final_text"] = _final_text(ts)
+    return result

@@ -1,0 +1,58 @@
+"""ApplyPatch: the file-mutation tool over holon.patch; one unified diff per call, applied all or nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from holon.patch import receipt
+from holon.patch.errors import PatchError
+from holon.patch.grammar import GRAMMAR
+from holon.patch.parser import parse_patch
+from holon.patch.transaction import commit, plan
+from holon.tools.base import RenderPolicy, Tool, ToolArgs, ToolContext, ToolFailure, ToolOutput
+
+DESCRIPTION = (
+    "Create, edit, delete and rename text files by applying a unified diff (the format of `git diff` "
+    "and `diff -u`). One call may change several files; either every file patch applies or nothing "
+    "changes. Each file patch is `--- a/<path>`, `+++ b/<path>`, then hunks "
+    "`@@ -old_start,old_count +new_start,new_count @@` whose lines start with ' ' (context), '-' (remove) "
+    "or '+' (add). Add a file with `--- /dev/null`, delete one with `+++ /dev/null`, rename with "
+    "`diff --git a/<old> b/<new>` + `rename from <old>` + `rename to <new>` (optionally followed by "
+    "---/+++ and hunks). Paths are relative to the working directory and must stay inside the workspace. "
+    "Context and removed lines must match the file exactly; line numbers are hints, so include about "
+    "three unchanged context lines per hunk. Not supported: binary files, copies, symlinks, submodules; "
+    "mode lines are accepted but never applied. Do not use the `*** Begin Patch` format."
+)
+
+
+class ApplyPatchArgs(ToolArgs):
+    patch: str = Field(description="Unified diff text: `--- a/<path>`, `+++ b/<path>`, then "
+                       "`@@ -a,b +c,d @@` hunks; several file patches may follow one another.")
+
+
+class ApplyPatch(Tool):
+    name = "ApplyPatch"
+    description = DESCRIPTION
+    Args = ApplyPatchArgs
+    family = "file"
+    mutates = True
+    freeform_grammar = GRAMMAR
+
+    def parse_freeform(self, raw: str) -> dict[str, Any]:
+        return {"patch": raw}
+
+    def run(self, ctx: ToolContext, args: ToolArgs) -> ToolOutput:
+        assert isinstance(args, ApplyPatchArgs)
+        try:
+            changes = plan(ctx.execution_root, ctx.cwd, parse_patch(args.patch))
+            commit(changes)
+        except PatchError as exc:
+            raise ToolFailure(exc.kind, exc.message, details=exc.details, recovery_hint=exc.recovery_hint,
+                              retryable=exc.retryable) from None
+        result = receipt.build_result(changes)
+        return ToolOutput(receipt.summary(result), result)
+
+    def render(self, envelope: dict[str, Any], policy: RenderPolicy) -> str:
+        return receipt.render(envelope["result"])

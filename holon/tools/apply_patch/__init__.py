@@ -1,1 +1,0 @@
-"""ApplyPatch: unified diff parsing, context-first application and transactional writes."""
