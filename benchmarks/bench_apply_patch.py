@@ -16,6 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from holon.agent.handle import Agent
+from holon.home.layout import Home
 from holon.tools.base import ToolContext
 from holon.tools.registry import call
 
@@ -59,12 +61,12 @@ def main() -> int:
         drifted = re.sub(r"^@@ -(\d+)", lambda m: f"@@ -{int(m[1]) + 40}", patch, flags=re.MULTILINE)
         (work / "patch.diff").write_text(patch)
         target = work / "big.txt"
-        ctx = ToolContext(agent_id="bench", home=work, execution_root=work, cwd=work)
+        ctx = ToolContext(agent=Agent(Home(work, "bench")), execution_root=work, cwd=work)
 
         def holon(text: str):
             def run() -> None:
-                env, receipt = call(ctx, "ApplyPatch", {"patch": text})
-                assert env["status"] == "success", receipt
+                outcome = call(ctx, "ApplyPatch", {"patch": text})
+                assert outcome.envelope["status"] == "success", outcome.rendered
             return run
 
         def git_apply() -> None:

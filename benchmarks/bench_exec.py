@@ -22,15 +22,17 @@ def best(fn, n: int) -> float:
 
 
 def main(n: int = 30) -> int:
+    from holon.agent.handle import Agent
+    from holon.home.layout import Home
     from holon.tools import registry
     from holon.tools.base import ToolContext
 
     home = Path(tempfile.mkdtemp(prefix="holon-bench-"))
-    ctx = ToolContext(agent_id="bench", home=home, execution_root=home, cwd=home)
+    ctx = ToolContext(agent=Agent(Home(home, "bench")), execution_root=home, cwd=home)
     raw = best(lambda: subprocess.run(["sh", "-c", "true"]), n)
     results = {}
     for login in (False, True):
-        env, _ = registry.call(ctx, "ExecCommand", {"cmd": "true", "login": login})  # warm imports
+        env = registry.call(ctx, "ExecCommand", {"cmd": "true", "login": login}).envelope  # warm imports
         assert env["result"]["exit_status"] == 0
         results[login] = best(lambda: registry.call(ctx, "ExecCommand", {"cmd": "true", "login": login}), n)
     raw_login = best(lambda: subprocess.run(["bash", "-lc", "true"]), n)

@@ -8,16 +8,19 @@ import pytest
 from patch_corpus import SEMANTIC_INVALID, SYNTAX_INVALID, VALID
 
 from holon.patch import transaction
+from holon.agent.handle import Agent
+from holon.home.layout import Home
 from holon.tools.base import ToolContext
 from holon.tools.registry import call, get
 
 
 def ctx_for(root: Path, cwd: Path | None = None) -> ToolContext:
-    return ToolContext(agent_id="t", home=root, execution_root=root, cwd=cwd or root)
+    return ToolContext(agent=Agent(Home(root, "t")), execution_root=root, cwd=cwd or root)
 
 
 def apply(root: Path, patch: str, cwd: Path | None = None):
-    return call(ctx_for(root, cwd), "ApplyPatch", {"patch": patch})
+    outcome = call(ctx_for(root, cwd), "ApplyPatch", {"patch": patch})
+    return outcome.envelope, outcome.rendered
 
 
 def ok(root: Path, patch: str, cwd: Path | None = None) -> dict:
@@ -313,7 +316,8 @@ def test_parse_errors_through_the_registry(tmp_path, name):
 
 def test_freeform_raw_input_is_the_patch(tmp_path):
     write(tmp_path, "a.txt", "a\n")
-    env, receipt = call(ctx_for(tmp_path), "ApplyPatch", raw="--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n")
+    outcome = call(ctx_for(tmp_path), "ApplyPatch", raw="--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n")
+    env, receipt = outcome.envelope, outcome.rendered
     assert env["status"] == "success" and receipt == "Applied patch: M a.txt (1 hunk)"
     assert env["summary_text"] == "applied patch: 1 file changed (1 modified)"
 

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from holon.patch.parser import parse_patch
+from holon.agent.handle import Agent
+from holon.home.layout import Home
 from holon.tools.base import ToolContext
 from holon.tools.registry import call
 
@@ -76,8 +78,9 @@ def replay(tmp: Path, blobs: Blobs, parent: str, commit: str, patch: str) -> Non
     if fp.old_path is not None:
         (root / fp.old_path).parent.mkdir(parents=True, exist_ok=True)
         (root / fp.old_path).write_bytes(blobs.get(parent, fp.old_path))
-    env, receipt = call(ToolContext(agent_id="t", home=root, execution_root=root, cwd=root), "ApplyPatch",
-                        {"patch": patch})
+    outcome = call(ToolContext(agent=Agent(Home(root, "t")), execution_root=root, cwd=root), "ApplyPatch",
+                   {"patch": patch})
+    env, receipt = outcome.envelope, outcome.rendered
     assert env["status"] == "success", (commit, fp.path, receipt)
     if fp.old_path is not None and fp.old_path != fp.new_path:
         assert not (root / fp.old_path).exists()

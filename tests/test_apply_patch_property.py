@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 from holon.patch.parser import parse_patch
 from holon.patch.textfile import decode
 from holon.patch.grammar import GRAMMAR
+from holon.agent.handle import Agent
+from holon.home.layout import Home
 from holon.tools.base import ToolContext
 from holon.tools.registry import call
 
@@ -64,7 +66,8 @@ def run(work: Path, before: bytes, patch: str) -> dict:
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir()
     (root / "f.txt").write_bytes(before)
-    env, _ = call(ToolContext(agent_id="t", home=root, execution_root=root, cwd=root), "ApplyPatch", {"patch": patch})
+    env = call(ToolContext(agent=Agent(Home(root, "t")), execution_root=root, cwd=root), "ApplyPatch",
+               {"patch": patch}).envelope
     env["after"] = (root / "f.txt").read_bytes()
     return env
 

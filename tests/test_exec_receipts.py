@@ -9,6 +9,8 @@ import time
 import pytest
 
 from holon.tools import registry
+from holon.agent.handle import Agent
+from holon.home.layout import Home
 from holon.tools.base import ToolContext
 from helpers import check_golden, normalize
 
@@ -17,11 +19,12 @@ from helpers import check_golden, normalize
 def ctx(tmp_path):
     home = tmp_path / "holon-home" / "agents" / "a"
     home.mkdir(parents=True)
-    return ToolContext(agent_id="a", home=home, execution_root=home, cwd=home)
+    return ToolContext(agent=Agent(Home(home, "a")), execution_root=home, cwd=home)
 
 
 def call(ctx, name, args):
-    env, rendered = registry.call(ctx, name, args)
+    outcome = registry.call(ctx, name, args)
+    env, rendered = outcome.envelope, outcome.rendered
     assert json.loads(json.dumps(env)) == env  # the envelope is plain JSON
     return env, normalize(rendered)
 
@@ -69,8 +72,8 @@ def test_spawn_failures(ctx):
     env, r = call(ctx, "ExecCommand", {"cmd": "true", "shell": "/no/such/shell"})
     assert env["error"]["kind"] == "spawn_failed"
     check_golden("receipts/exec_spawn_failed.txt", r)
-    (ctx.home / "gone").mkdir()
-    os.rmdir(ctx.home / "gone")
+    (ctx.home.root / "gone").mkdir()
+    os.rmdir(ctx.home.root / "gone")
     env, _ = call(ctx, "ExecCommand", {"cmd": "true", "workdir": "gone"})
     assert env["error"]["kind"] == "spawn_failed" and "does not exist" in env["error"]["message"]
 

@@ -23,7 +23,7 @@ def test_repeating_timer_keeps_plan_and_reports_missed(monkeypatch):
     home = init_agent()
     assert cli("timer", "create", "a", "--every", "1h", "--text", "hourly check")[0] == 0
     set_now(monkeypatch, T0 + 3 * 3600 + 120)  # three planned occurrences passed while nothing ran
-    assert due_reasons(home.root) == ["timer_due"]
+    assert due_reasons(home) == ["timer_due"]
     monkeypatch.setenv("HOLON_MODEL", "scripted/none.jsonl")
     report = tick(home)
     msgs = _timer_messages(home)
@@ -118,7 +118,7 @@ def test_complete_without_text_warns(monkeypatch, tmp_path):
 
 
 def test_stale_progress_reminder(monkeypatch, tmp_path):
-    from holon.runtime import workqueue
+    from holon.prompt import workqueue
 
     home = init_agent()
     code, wi, _ = cli("work", "create", "a", "Long job")

@@ -30,7 +30,7 @@ def test_work_item_lifecycle_across_ticks(monkeypatch):
     state = Agent(home).state()
     assert state.closure["outcome"] == "continuable"
     assert state.closure["work_signal"]["reactivation_mode"] == "activate_queued"
-    assert due_reasons(home.root) == ["timer_due"]  # activation is found from next_due alone
+    assert due_reasons(home) == ["timer_due"]  # activation is found from next_due alone
 
     _model(monkeypatch, "work_item_lifecycle", home, {"work_item": wi})
     set_now(monkeypatch, T0 + 60)
@@ -80,9 +80,9 @@ def test_sleep_with_duration_is_woken_by_timer(monkeypatch):
     assert state.status.value == "asleep" and state.closure["waiting_reason"] == "awaiting_timer"
     assert abs(float(home.next_due.read_text()) - (T0 + 600)) < 0.01
     set_now(monkeypatch, T0 + 300)
-    assert due_reasons(home.root) == []
+    assert due_reasons(home) == []
     set_now(monkeypatch, T0 + 601)
-    assert due_reasons(home.root) == ["timer_due"]
+    assert due_reasons(home) == ["timer_due"]
     code, out, _ = cli("tick", "a", "--json")
     report = json.loads(out)["agents"][0]
     assert report["turns"][0]["final_text"] == "Checked back: all quiet."
@@ -102,7 +102,7 @@ def test_trigger_delivery_wakes_sleeping_agent(monkeypatch):
     assert Agent(home).state().status.value == "asleep"
     code, out, err = cli("trigger", "deliver", token, "--source", "deploy-bot", stdin="deploy 42 finished")
     assert code == 0, err
-    assert due_reasons(home.root) == ["wake_hint"]
+    assert due_reasons(home) == ["wake_hint"]
     code, out, _ = cli("tick", "a", "--json")
     assert json.loads(out)["agents"][0]["turns"][0]["final_text"] == "Deploy finished; verified the release."
     # a plain hint after a completed closure is liveness-only: the agent wakes without a model turn
@@ -168,12 +168,12 @@ def test_recheck_reminder_fires_as_background_tick(monkeypatch):
     rec = workitems.get(home, wi)
     assert rec["blocked_by"] and rec["recheck_at"]
     set_now(monkeypatch, T0 + 1000)
-    assert due_reasons(home.root) == []
+    assert due_reasons(home) == []
     set_now(monkeypatch, T0 + 1801)
-    assert due_reasons(home.root) == ["timer_due"]
+    assert due_reasons(home) == ["timer_due"]
     code, out, _ = cli("tick", "a", "--json")
     assert json.loads(out)["agents"][0]["turns"][0]["final_text"] == "The vendor has not replied; still blocked."
     rec = workitems.get(home, wi)
     assert rec["recheck_consumed_at"] and rec["blocked_by"]  # the reminder does not unblock
-    assert due_reasons(home.root) == []
+    assert due_reasons(home) == []
     _golden("recheck_reminder", home)

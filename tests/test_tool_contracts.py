@@ -36,14 +36,16 @@ def test_batch_items_do_not_advertise_tty():
 
 
 def test_unknown_and_dormant_fields_are_errors(tmp_path):
+    from holon.agent.handle import Agent
+    from holon.home.layout import Home
     from holon.tools.base import ToolContext
 
-    ctx = ToolContext(agent_id="a", home=tmp_path, execution_root=tmp_path, cwd=tmp_path)
-    env, _ = registry.call(ctx, "ExecCommand", {"cmd": "true", "bogus": 1})
+    ctx = ToolContext(agent=Agent(Home(tmp_path, "a")), execution_root=tmp_path, cwd=tmp_path)
+    env = registry.call(ctx, "ExecCommand", {"cmd": "true", "bogus": 1}).envelope
     assert env["error"]["kind"] == "invalid_tool_input" and env["error"]["details"]["field"] == "bogus"
-    env, _ = registry.call(ctx, "ExecCommandBatch", {"commands": [{"cmd": "true", "tty": True}]})
+    env = registry.call(ctx, "ExecCommandBatch", {"commands": [{"cmd": "true", "tty": True}]}).envelope
     assert env["error"]["kind"] == "invalid_tool_input"
-    env, _ = registry.call(ctx, "TaskOutput", {"task_id": "x", "block": False, "timeout_ms": 5})
+    env = registry.call(ctx, "TaskOutput", {"task_id": "x", "block": False, "timeout_ms": 5}).envelope
     assert env["error"]["kind"] == "invalid_tool_input" and env["error"]["details"]["field"] == "timeout_ms"
 
 

@@ -20,9 +20,11 @@ import json
 from typing import Any
 
 from holon import clock, config
+from holon.agent.handle import Agent
 from holon.errors import InvalidInput, NotRunnable, UsageError
 from holon.home.layout import Home
 from holon.ids import new_id
+from holon.model.messages import MessageEnvelope
 from holon.store import jsonl
 from holon.store.atomic import read_json
 
@@ -96,8 +98,6 @@ def admit(home: Home, ingress: str, kind: str, body: dict[str, Any], *, source: 
     if ingress in EXTERNAL_INGRESS:
         check_runnable(home)
     check_body(body)
-    from holon.model.messages import MessageEnvelope
-
     trust, authority, surface, context = profile
     refs = dict(source_refs or {})
     if task_id:
@@ -114,8 +114,6 @@ def admit(home: Home, ingress: str, kind: str, body: dict[str, Any], *, source: 
         raise InvalidInput(f"malformed message: {exc}".splitlines()[0], kind="invalid_message",
                            hint="check the message body and priority") from None
     record = env.model_dump(mode="json")
-    from holon.agent.handle import Agent
-
     agent = Agent(home)
     with agent.state_lock():
         jsonl.append(home.messages, record)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from holon.agent import nextdue
+from holon.agent.handle import Agent
 from holon.errors import NotRunnable
 from holon.home.layout import Home
 from holon.model.records import AgentStatus
-from holon.agent.handle import Agent
 
 
 def _change(home: Home, action: str, fn) -> dict[str, Any]:
@@ -19,6 +20,7 @@ def _change(home: Home, action: str, fn) -> dict[str, Any]:
         fn(s)
     state = agent.update_state(apply)
     agent.event(f"agent_{action}", previous_status=before["status"], status=state.status.value)
+    nextdue.refresh(home)  # a continuable closure is due only while the agent is awake
     return {"agent_id": home.agent_id, "previous_status": before["status"], "status": state.status.value,
             "queue_depth": home.queue.depth()}
 

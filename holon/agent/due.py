@@ -9,10 +9,11 @@ from __future__ import annotations
 import os
 
 from holon import clock
+from holon.home.layout import Home
 from holon.procs import alive
 
 
-def _nonempty(path: str) -> bool:
+def _nonempty(path: os.PathLike) -> bool:
     try:
         with os.scandir(path) as it:
             return any(not e.name.startswith(".") for e in it)
@@ -20,29 +21,28 @@ def _nonempty(path: str) -> bool:
         return False
 
 
-def due_reasons(root: str | os.PathLike) -> list[str]:
-    """Why a tick should run for the home at `root` (empty list: idle)."""
-    dot = os.path.join(root, ".holon")
+def due_reasons(home: Home) -> list[str]:
+    """Why a tick should run for `home` (empty list: idle)."""
     reasons = []
-    if _nonempty(os.path.join(dot, "queue", "new")):
+    if _nonempty(home.queue.new):
         reasons.append("queued_messages")
-    if _nonempty(os.path.join(dot, "queue", "cur")):
+    if _nonempty(home.queue.cur):
         reasons.append("interrupted_messages")
-    if os.path.exists(os.path.join(dot, "wake_hint.json")):
+    if home.wake_hint.exists():
         reasons.append("wake_hint")
     try:
-        with open(os.path.join(dot, "next_due"), "rb") as fh:
+        with open(home.next_due, "rb") as fh:
             next_due = float(fh.read().strip() or b"inf")
         if next_due <= clock.now_ts():
             reasons.append("timer_due")
     except (FileNotFoundError, ValueError):
         pass
-    if _dead_task_supervisor(os.path.join(dot, "tasks", "active")):
+    if _dead_task_supervisor(home.tasks_active):
         reasons.append("task_recovery")
     return reasons
 
 
-def _dead_task_supervisor(active_dir: str) -> bool:
+def _dead_task_supervisor(active_dir: os.PathLike) -> bool:
     """A task whose supervisor process is gone needs recovery (its pid is the marker's content)."""
     try:
         entries = list(os.scandir(active_dir))

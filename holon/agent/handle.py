@@ -1,15 +1,23 @@
-"""One agent's persisted surfaces: state, ledgers, events (with event_seq) and briefs.
+"""The Agent: one agent's persisted surfaces — state, ledgers, events (with event_seq) and briefs.
 
 Every ledger append and every read-modify-write of state happens inside a
 short `state.lock` section; ledger records are appended before the state that
 they describe is replaced (log, then change).
+
+Reads are cached. `state()` keeps the parsed state together with the
+identity of the file it came from (inode, size, mtime, ctime): a later call
+costs one stat and re-reads only when the file was replaced since, which is
+what another process's write (pause, a wake hint, `holon model set`) does.
+Our own writes replace the cache with what they wrote. `update_state` always
+re-reads under the state lock unless the cache is still that file. The next
+event_seq is cached the same way, against the size of `events.jsonl`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from collections.abc import Iterator
 from typing import Any
 
 from holon import clock
@@ -21,12 +29,26 @@ from holon.store.atomic import read_json, write_json
 from holon.store.locks import FileLock
 
 
+def _file_key(path: os.PathLike) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
 class Agent:
     def __init__(self, home: Home) -> None:
         self.home = home
         self.id = home.agent_id
         self._lock_depth = 0
         self._lock = FileLock(home.state_lock)
+        self._state: AgentState | None = None
+        self._state_key: tuple[int, int, int, int] | None = None
+        self._events_end: tuple[int, int] | None = None  # (size of events.jsonl, its last event_seq)
+
+    def __repr__(self) -> str:
+        return f"Agent({self.id!r}, {str(self.home.root)!r})"
 
     # -- locking ---------------------------------------------------------
     @contextmanager
@@ -45,33 +67,46 @@ class Agent:
 
     # -- state -----------------------------------------------------------
     def state(self) -> AgentState:
-        data = read_json(self.home.state_json)
-        if not data:
-            return AgentState(id=self.id)
-        return AgentState.model_validate(data)
+        """The current state; treat it as read-only (change it through update_state)."""
+        key = _file_key(self.home.state_json)
+        if self._state is None or key is None or key != self._state_key:
+            data = read_json(self.home.state_json)
+            self._state = AgentState.model_validate(data) if data else AgentState(id=self.id)
+            self._state_key = key
+        return self._state
 
-    def save_state(self, state: AgentState) -> None:
-        with self.state_lock():
-            write_json(self.home.state_json, state.model_dump(mode="json", exclude_none=False))
+    def _write_state(self, state: AgentState) -> None:
+        write_json(self.home.state_json, state.model_dump(mode="json"))
+        self._state, self._state_key = state, _file_key(self.home.state_json)
 
     def update_state(self, fn: Callable[[AgentState], None]) -> AgentState:
         with self.state_lock():
-            state = self.state()
+            state = self.state().model_copy(deep=True)
             fn(state)
-            write_json(self.home.state_json, state.model_dump(mode="json"))
+            self._write_state(state)
             return state
 
     def identity(self) -> dict[str, Any]:
         return read_json(self.home.agent_json, {}) or {}
 
     # -- ledgers ---------------------------------------------------------
+    def _next_event_seq(self) -> int:
+        try:
+            size = os.stat(self.home.events).st_size
+        except FileNotFoundError:
+            size = 0
+        if self._events_end is not None and self._events_end[0] == size:
+            return self._events_end[1] + 1
+        last = jsonl.last(self.home.events)
+        return int(last.get("event_seq", 0)) + 1 if last else 1
+
     def event(self, kind: str, /, **data: Any) -> dict[str, Any]:
         with self.state_lock():
-            last = jsonl.last(self.home.events)
-            seq = int(last.get("event_seq", 0)) + 1 if last else 1
+            seq = self._next_event_seq()
             rec = {"schema_version": 1, "id": new_id("evt"), "agent_id": self.id, "event_seq": seq,
                    "created_at": clock.now_iso(), "kind": kind, "data": data}
             jsonl.append(self.home.events, rec)
+            self._events_end = (os.stat(self.home.events).st_size, seq)
             return rec
 
     def transcript(self, kind: str, /, *, turn_id: str | None = None, message_id: str | None = None,

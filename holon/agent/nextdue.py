@@ -1,8 +1,12 @@
 """`.holon/next_due`: the earliest moment a tick has runtime-owned work (epoch seconds as text).
 
-Rewritten whenever timers, recheck deadlines or the work-queue closure change,
-so `holon tick --all` finds due agents from one tiny file instead of reading
-state. A missing file means nothing is scheduled.
+Refreshed at the edges, never from inside the stores: after each turn (before
+its message is done), at the end of a tick, and at the end of every operator
+command that changes timers, work items, status or closure. So `holon tick --all`
+finds due agents from one tiny file instead of reading state. A missing file
+means nothing is scheduled. A crash between a change and the refresh leaves
+either a queued message (which makes the next tick due, and that tick
+refreshes) or an index that is early, never one that is late.
 """
 
 from __future__ import annotations
@@ -10,14 +14,13 @@ from __future__ import annotations
 import os
 
 from holon import clock
+from holon.agent import timers, workitems
 from holon.home.layout import Home
 from holon.store.atomic import read_json, write_text
 
 
 def compute(home: Home) -> float | None:
-    from holon.agent import timers as timer_store, workitems
-
-    candidates = [t for t in (timer_store.next_fire(home), workitems.next_recheck(home)) if t is not None]
+    candidates = [t for t in (timers.next_fire(home), workitems.next_recheck(home)) if t is not None]
     state = read_json(home.state_json, {}) or {}
     closure = state.get("closure") or {}
     if (closure.get("outcome") == "continuable" and state.get("status") == "awake_idle"

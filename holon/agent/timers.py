@@ -76,17 +76,19 @@ def path(home: Home, timer_id: str):
 
 
 def create(home: Home, *, after: str | None = None, every: str | None = None, cron: str | None = None,
-           tz: str | None = None, text: str = "", guard: str | None = None, timer_id: str | None = None,
-           source: str = "operator") -> dict[str, Any]:
-    if sum(x is not None for x in (after, every, cron)) != 1:
+           at: float | None = None, tz: str | None = None, text: str = "", guard: str | None = None,
+           timer_id: str | None = None, source: str = "operator") -> dict[str, Any]:
+    """A new timer file (replacing one of the same id): once `after` a duration or `at` a time, `every`
+    interval, or on a `cron` schedule in `tz`."""
+    if sum(x is not None for x in (after, every, cron, at)) != 1:
         raise UsageError("give exactly one of --after, --every or --cron", kind="invalid_timer",
                          hint='holon timer create AGENT --after 10m | --every 1h | --cron "0 8 * * 1-5"')
     now = clock.now_ts()
     timer: dict[str, Any] = {"schema_version": 1, "id": timer_id or new_id("tmr"), "agent_id": home.agent_id,
                              "text": text, "guard": guard, "source": source, "created_at": clock.iso(now),
                              "fired_count": 0, "last_fired_at": None}
-    if after is not None:
-        timer.update(schedule="once", due_ts=now + parse_duration(after))
+    if after is not None or at is not None:
+        timer.update(schedule="once", due_ts=at if at is not None else now + parse_duration(after or ""))
     elif every is not None:
         interval = parse_duration(every)
         timer.update(schedule="every", interval_s=interval, due_ts=now + interval)
@@ -99,36 +101,34 @@ def create(home: Home, *, after: str | None = None, every: str | None = None, cr
 
 
 def save(home: Home, timer: dict[str, Any]) -> None:
-    from holon.agent import nextdue
-
     home.timers.mkdir(parents=True, exist_ok=True)
     write_json(path(home, timer["id"]), timer)
-    nextdue.refresh(home)
+
+
+def ids(home: Home) -> list[str]:
+    """The ids of every timer file, sorted (no file is read)."""
+    try:
+        return sorted(n[:-5] for n in os.listdir(home.timers) if n.endswith(".json") and not n.startswith("."))
+    except FileNotFoundError:
+        return []
 
 
 def load(home: Home) -> list[dict[str, Any]]:
-    try:
-        names = sorted(n for n in os.listdir(home.timers) if n.endswith(".json") and not n.startswith("."))
-    except FileNotFoundError:
-        return []
     timers = []
-    for name in names:
-        data = read_json(home.timers / name)
+    for timer_id in ids(home):
+        data = read_json(path(home, timer_id))
         if isinstance(data, dict) and "due_ts" in data:
             timers.append(data)
     return sorted(timers, key=lambda t: t["due_ts"])
 
 
 def cancel(home: Home, timer_id: str) -> dict[str, Any]:
-    from holon.agent import nextdue
-
     data = read_json(path(home, timer_id))
     if not data:
         known = ", ".join(t["id"] for t in load(home)) or "none"
         raise UsageError(f"no timer {timer_id!r} for {home.agent_id}", kind="unknown_timer",
                          hint=f"timers: {known} (see `holon timer list {home.agent_id}`)")
     os.unlink(path(home, timer_id))
-    nextdue.refresh(home)
     return data
 
 

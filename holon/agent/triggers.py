@@ -1,6 +1,6 @@
 """External trigger capability: one active descriptor per agent, token stored only as a hash.
 
-Descriptor: `.holon/triggers/default.json` (mode 0600). Lookup index:
+Descriptor: `Home.trigger_descriptor` (`triggers/default.json`, mode 0600). Lookup index:
 `$HOLON_HOME/trigger_index.json` maps a prefix of each token hash to the agent
 home, so `holon trigger deliver TOKEN` finds its agent without reading every
 agent's state. The token itself is printed once by `rotate` and never stored,
@@ -15,6 +15,8 @@ import secrets
 from typing import Any
 
 from holon import clock
+from holon.agent import wakehints
+from holon.agent.handle import Agent
 from holon.errors import HolonError, NotRunnable, UsageError
 from holon.home.layout import Home
 from holon.ids import new_id
@@ -36,16 +38,12 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def descriptor_path(home: Home):
-    return home.triggers / "default.json"
-
-
 def index_path():
     return holon_home() / "trigger_index.json"
 
 
 def show(home: Home) -> dict[str, Any] | None:
-    data = read_json(descriptor_path(home))
+    data = read_json(home.trigger_descriptor)
     if not data:
         return None
     return public(data)
@@ -60,7 +58,7 @@ def rotate(home: Home) -> tuple[dict[str, Any], str]:
     """Mint a new token (revoking any previous one); returns (descriptor, token)."""
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     digest = _hash(token)
-    old = read_json(descriptor_path(home)) or {}
+    old = read_json(home.trigger_descriptor) or {}
     now = clock.now_iso()
     data = {"schema_version": 1, "external_trigger_id": old.get("external_trigger_id") or new_id("trg"),
             "target_agent_id": home.agent_id, "delivery_mode": "wake_hint", "status": "active",
@@ -68,25 +66,21 @@ def rotate(home: Home) -> tuple[dict[str, Any], str]:
             "revoked_at": None, "trigger_count": int(old.get("trigger_count", 0)),
             "last_triggered_at": old.get("last_triggered_at")}
     home.triggers.mkdir(parents=True, exist_ok=True)
-    write_json(descriptor_path(home), data, mode=0o600)
+    write_json(home.trigger_descriptor, data, mode=0o600)
     _reindex(home, old.get("token_sha256"), digest)
-    from holon.agent.handle import Agent
-
     Agent(home).event("external_trigger_rotated", external_trigger_id=data["external_trigger_id"])
     return public(data), token
 
 
 def revoke(home: Home) -> dict[str, Any]:
-    data = read_json(descriptor_path(home))
+    data = read_json(home.trigger_descriptor)
     if not data:
         raise UsageError(f"agent {home.agent_id} has no external trigger", kind="no_trigger",
                          hint=f"create one with `holon trigger rotate {home.agent_id}`")
     if data.get("status") != "revoked":
         data.update(status="revoked", revoked_at=clock.now_iso())
-        write_json(descriptor_path(home), data, mode=0o600)
+        write_json(home.trigger_descriptor, data, mode=0o600)
         _reindex(home, data.get("token_sha256"), None)
-        from holon.agent.handle import Agent
-
         Agent(home).event("external_trigger_revoked", external_trigger_id=data["external_trigger_id"])
     return public(data)
 
@@ -122,8 +116,8 @@ def deliver(token: str, *, body: str | None = None, source: str | None = None,
         raise _refuse()
     home = Home(root)
     home.locks.mkdir(parents=True, exist_ok=True)
-    with locked(home.locks / "trigger.lock"):
-        data = read_json(descriptor_path(home)) or {}
+    with locked(home.trigger_lock):
+        data = read_json(home.trigger_descriptor) or {}
         stored = data.get("token_sha256") or ""
         if not hmac.compare_digest(stored.encode(), digest.encode()) or data.get("status") != "active":
             raise _refuse()
@@ -133,13 +127,9 @@ def deliver(token: str, *, body: str | None = None, source: str | None = None,
                               kind="agent_stopped", hint=f"its operator must run `holon resume {home.agent_id}`")
         data["trigger_count"] = int(data.get("trigger_count", 0)) + 1
         data["last_triggered_at"] = clock.now_iso()
-        write_json(descriptor_path(home), data, mode=0o600)
-    from holon.agent import wakehints
-
+        write_json(home.trigger_descriptor, data, mode=0o600)
     hint = wakehints.submit(home, trigger_id=data["external_trigger_id"], source=source, body=body or None,
                             content_type=content_type)
-    from holon.agent.handle import Agent
-
     Agent(home).event("external_trigger_delivered", external_trigger_id=data["external_trigger_id"],
                       target_agent_id=home.agent_id, effective_delivery_mode="wake_hint", source=source,
                       trigger_count=data["trigger_count"], body_bytes=len((body or "").encode("utf-8")))

@@ -14,6 +14,7 @@ import os
 from typing import Any
 
 from holon import clock
+from holon.agent import admission
 from holon.home.layout import Home
 from holon.agent.handle import Agent
 from holon.store.atomic import read_json, write_json
@@ -55,13 +56,11 @@ def convert(agent: Agent) -> list[str]:
     The hint file is first renamed aside (under the state lock) so hints arriving meanwhile start a new
     file; a crash before the tick is admitted leaves the renamed file, which the next conversion picks up.
     """
-    taken = agent.home.dot / "wake_hint.converting.json"
+    taken = agent.home.wake_hint_converting
     if not agent.home.wake_hint.exists() and not taken.exists():
         return []
     if agent.state().status.value in ("paused", "stopped"):
         return []
-    from holon.agent import admission
-
     with agent.state_lock():
         if not taken.exists():
             os.replace(agent.home.wake_hint, taken)

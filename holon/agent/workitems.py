@@ -9,10 +9,10 @@ assistant text of the round that called CompleteWorkItem.
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 from typing import Any
 
 from holon import clock, config
+from holon.agent.handle import Agent
 from holon.home.layout import Home
 from holon.ids import new_id
 from holon.store import jsonl
@@ -21,10 +21,6 @@ from holon.store.atomic import write_text
 PLAN_STATUSES = ("draft", "ready", "needs_input")
 DEFAULT_RECHECK_MS = 60 * 60 * 1000
 PREVIEW_CHARS = 1200
-
-
-def delivery_ledger(home: Home) -> Path:
-    return home.ledger / "delivery_summaries.jsonl"
 
 
 def default_recheck_ms() -> int:
@@ -45,18 +41,14 @@ def get(home: Home, work_item_id: str) -> dict[str, Any] | None:
     return load_all(home).get(work_item_id)
 
 
-def plan_path(home: Home, work_item_id: str) -> Path:
-    return home.work_items_dir / work_item_id / "plan.md"
-
-
 def write_plan(home: Home, work_item_id: str, text: str) -> None:
-    path = plan_path(home, work_item_id)
+    path = home.plan_path(work_item_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text(path, text if text.endswith("\n") or not text else text + "\n")
 
 
 def plan_artifact(home: Home, work_item_id: str) -> dict[str, Any] | None:
-    path = plan_path(home, work_item_id)
+    path = home.plan_path(work_item_id)
     try:
         data = path.read_bytes()
         mtime = path.stat().st_mtime
@@ -77,14 +69,12 @@ def new_record(agent_id: str, objective: str, *, plan_status: str = "draft",
             "created_at": now, "updated_at": now}
 
 
-def append(agent: Any, record: dict[str, Any]) -> dict[str, Any]:
-    """Persist a new version of `record` (log first; next_due follows the recheck deadline)."""
+def append(agent: Agent, record: dict[str, Any]) -> dict[str, Any]:
+    """Persist a new version of `record`. A recheck deadline reaches next_due when the caller's command
+    or tick ends (holon.agent.nextdue.refresh)."""
     record = {**record, "updated_at": clock.now_iso()}
     with agent.state_lock():
         jsonl.append(agent.home.work_items, record)
-    from holon.agent import nextdue
-
-    nextdue.refresh(agent.home)
     return record
 
 
@@ -127,18 +117,18 @@ def readiness(record: dict[str, Any], current_id: str | None) -> str:
 def delivery_summaries(home: Home) -> dict[str, dict[str, Any]]:
     """Newest DeliverySummaryRecord per work item."""
     out: dict[str, dict[str, Any]] = {}
-    for rec in jsonl.read(delivery_ledger(home)):
+    for rec in jsonl.read(home.delivery_summaries):
         if rec.get("work_item_id"):
             out[rec["work_item_id"]] = rec
     return out
 
 
-def record_delivery_summary(agent: Any, work_item_id: str, text: str, *, turn_id: str,
+def record_delivery_summary(agent: Agent, work_item_id: str, text: str, *, turn_id: str,
                             message_id: str | None) -> dict[str, Any]:
     rec = {"schema_version": 1, "id": new_id("dsum"), "agent_id": agent.id, "work_item_id": work_item_id,
            "text": text, "turn_id": turn_id, "message_id": message_id, "created_at": clock.now_iso()}
     with agent.state_lock():
-        jsonl.append(delivery_ledger(agent.home), rec)
+        jsonl.append(agent.home.delivery_summaries, rec)
     return rec
 
 

@@ -13,13 +13,12 @@ def model_group() -> None:
 
 
 def _show(agent: str, as_json: bool) -> None:
-    from holon.home.registry import resolve
+    from holon.agent import budget
     from holon.agent.handle import Agent
-    from holon.runtime.turn.context import budget
-    from holon.ops.status import model_state
+    from holon.home.registry import resolve
 
     a = Agent(resolve(agent))
-    doc = {"agent_id": a.id, **model_state(a), "budget": budget(a)}
+    doc = {"agent_id": a.id, **budget.model_state(a), "budget": budget.limits(a)}
     if as_json:
         emit_json(doc)
         return
@@ -44,16 +43,15 @@ def show_cmd(agent: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the new model state.")
 def set_cmd(agent: str, model_ref: str, as_json: bool) -> None:
     """Override AGENT's model with MODEL_REF (provider/model) for future turns."""
+    from holon.agent import budget
+    from holon.agent.handle import Agent
     from holon.errors import UsageError
     from holon.home.registry import resolve
-    from holon.agent.handle import Agent
 
     if "/" not in model_ref:
         raise UsageError(f"{model_ref!r} is not a model ref", kind="invalid_model_ref",
                          hint="use provider/model, e.g. anthropic/claude-sonnet-4-5")
-    a = Agent(resolve(agent))
-    a.update_state(lambda s: setattr(s, "model_override", model_ref))
-    a.event("model_override_set", model_ref=model_ref)
+    budget.set_override(Agent(resolve(agent)), model_ref)
     _show(agent, as_json)
 
 
@@ -62,12 +60,11 @@ def set_cmd(agent: str, model_ref: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the new model state.")
 def clear_cmd(agent: str, as_json: bool) -> None:
     """Clear AGENT's override: back to the runtime default and fallback chain."""
-    from holon.home.registry import resolve
+    from holon.agent import budget
     from holon.agent.handle import Agent
+    from holon.home.registry import resolve
 
-    a = Agent(resolve(agent))
-    a.update_state(lambda s: setattr(s, "model_override", None))
-    a.event("model_override_cleared")
+    budget.set_override(Agent(resolve(agent)), None)
     _show(agent, as_json)
 
 
@@ -78,20 +75,9 @@ def clear_cmd(agent: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the model state with budgets.")
 def budget_cmd(agent: str, daily_tokens: int | None, turn_tokens: int | None, as_json: bool) -> None:
     """Show or set AGENT's token budgets, checked before every provider request across ticks."""
-    from holon.home.registry import resolve
+    from holon.agent import budget
     from holon.agent.handle import Agent
-    from holon.store.atomic import read_json, write_json
+    from holon.home.registry import resolve
 
-    a = Agent(resolve(agent))
-    path = a.home.dot / "budget.json"
-    if daily_tokens is not None or turn_tokens is not None:
-        with a.state_lock():
-            data = read_json(path, {}) or {}
-            for key, value in (("daily_tokens", daily_tokens), ("turn_tokens", turn_tokens)):
-                if value is not None:
-                    data[key] = value
-            data = {k: v for k, v in data.items() if v}
-            write_json(path, {"schema_version": 1, **data} if data else {"schema_version": 1})
-        a.event("budget_set", **{k: v for k, v in (("daily_tokens", daily_tokens), ("turn_tokens", turn_tokens))
-                                 if v is not None})
+    budget.set_limits(Agent(resolve(agent)), daily_tokens=daily_tokens, turn_tokens=turn_tokens)
     _show(agent, as_json)

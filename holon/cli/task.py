@@ -15,7 +15,7 @@ def task_group() -> None:
 def _home(agent: str):
     from holon.home.registry import resolve
 
-    return resolve(agent).root
+    return resolve(agent)
 
 
 def _run(fn, home, task_id, *a, **kw):

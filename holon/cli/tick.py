@@ -29,7 +29,7 @@ def tick_cmd(agents: tuple[str, ...], all_agents: bool, until_idle: bool, wait: 
     reports = []
     code = 0
     for home in homes:
-        if not wait and not due_reasons(home.root):
+        if not wait and not due_reasons(home):
             reports.append({"agent_id": home.agent_id, "outcome": "idle"})
             continue
         from holon.runtime.tick import tick

@@ -9,7 +9,7 @@ from holon.cli.output import emit_json
 
 @click.group("timer")
 def timer_cmd() -> None:
-    """Timers: files in .holon/timers/; a due timer becomes a timer_tick message on the next tick."""
+    """Timers: one file each in the agent home; a due timer becomes a timer_tick message on the next tick."""
 
 
 @timer_cmd.command("create")
@@ -25,10 +25,10 @@ def create_cmd(agent: str, after: str | None, every: str | None, cron_expr: str 
                text: str, guard: str | None, as_json: bool) -> None:
     """Create a timer for AGENT."""
     from holon.home.registry import resolve
-    from holon.agent import timers as timer_store
+    from holon.ops import timers
 
-    timer = timer_store.create(resolve(agent), after=after, every=every, cron=cron_expr, tz=tz, text=text,
-                               guard=guard)
+    timer = timers.create(resolve(agent), after=after, every=every, cron=cron_expr, tz=tz, text=text,
+                          guard=guard)
     if as_json:
         emit_json(timer)
     else:
@@ -41,13 +41,13 @@ def create_cmd(agent: str, after: str | None, every: str | None, cron_expr: str 
 def list_cmd(agent: str, as_json: bool) -> None:
     """List AGENT's timers, soonest first."""
     from holon.home.registry import resolve
-    from holon.agent import timers as timer_store
+    from holon.ops import timers
 
-    timers = timer_store.load(resolve(agent))
+    listed = timers.listing(resolve(agent))
     if as_json:
-        emit_json(timers)
+        emit_json(listed)
         return
-    for t in timers:
+    for t in listed:
         what = {"once": "once", "every": f"every {t.get('interval_s')}s", "cron": f"cron {t.get('cron')} {t.get('tz')}"}
         guard = f"  if: {t['guard']}" if t.get("guard") else ""
         click.echo(f"{t['id']}  {t['due_at']}  {what[t['schedule']]}{guard}")
@@ -59,7 +59,7 @@ def list_cmd(agent: str, as_json: bool) -> None:
 def cancel_cmd(agent: str, timer_id: str) -> None:
     """Cancel one timer."""
     from holon.home.registry import resolve
-    from holon.agent import timers as timer_store
+    from holon.ops import timers
 
-    timer_store.cancel(resolve(agent), timer_id)
+    timers.cancel(resolve(agent), timer_id)
     click.echo(f"cancelled {timer_id}")

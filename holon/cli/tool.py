@@ -81,15 +81,13 @@ def call_cmd(agent: str, name: str, input_: str, render: bool) -> None:
     """
     from holon.errors import InvalidInput
     from holon.home.registry import resolve
-    from holon.agent.handle import Agent
-    from holon.runtime.turn.context import tool_context
-    from holon.tools import registry
+    from holon.ops import tools
 
     home = resolve(agent)
     _tool_or_usage(name)
     arguments = parse_json_arg(input_, "--input")
     if not isinstance(arguments, dict):
         raise InvalidInput("--input must be a JSON object", kind="invalid_json", hint='e.g. --input \'{"cmd": "ls"}\'')
-    env, rendered = registry.call(tool_context(Agent(home)), name, arguments)
-    click.echo(rendered if render else json.dumps(env, ensure_ascii=False, indent=2))
-    click.get_current_context().exit(0 if env["status"] == "success" else 1)
+    outcome = tools.call(home, name, arguments)
+    click.echo(outcome.rendered if render else json.dumps(outcome.envelope, ensure_ascii=False, indent=2))
+    click.get_current_context().exit(0 if outcome.envelope["status"] == "success" else 1)

@@ -10,7 +10,7 @@ from pathlib import Path
 from holon import clock
 from holon.errors import AlreadyExists, UsageError
 from holon.home import registry
-from holon.home.layout import GITIGNORE, HOME_FORMAT, Home
+from holon.home.layout import GITIGNORE, HOME_FORMAT, Home, is_home
 from holon.model.records import AgentIdentity, AgentState
 from holon.paths import agents_dir
 from holon.store.atomic import fsync_dir, write_json, write_text
@@ -52,7 +52,7 @@ def init_home(path: str | None, agent_id: str | None, template: str = "holon-def
     else:
         root = Path(path).expanduser().absolute()
         agent_id = registry.check_agent_id(agent_id or root.name)
-    if agent_id in registry.load() and Path(registry.load()[agent_id]).joinpath(".holon/agent.json").is_file():
+    if agent_id in registry.load() and is_home(registry.load()[agent_id]):
         raise AlreadyExists(f"agent {agent_id!r} already exists at {registry.load()[agent_id]}",
                             hint="choose another --agent-id, or use the existing agent")
     if root.exists() and (not root.is_dir() or any(root.iterdir())):
@@ -62,7 +62,7 @@ def init_home(path: str | None, agent_id: str | None, template: str = "holon-def
     root.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.init-", dir=root.parent))
     try:
-        _materialise(staging, source, agent_id, provenance, kind, visibility)
+        materialise(staging, source, agent_id, provenance, kind, visibility)
         if root.exists():
             root.rmdir()
         os.rename(staging, root)
@@ -74,7 +74,8 @@ def init_home(path: str | None, agent_id: str | None, template: str = "holon-def
     return Home(root, agent_id)
 
 
-def _materialise(root: Path, source: Path, agent_id: str, provenance: dict, kind: str, visibility: str) -> None:
+def materialise(root: Path, source: Path, agent_id: str, provenance: dict, kind: str, visibility: str) -> None:
+    """Fill the empty directory `root` with a home made from template `source` (no registration)."""
     shutil.copytree(source, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("skills.json"))
     for keep in root.rglob(".keep"):
         keep.unlink()

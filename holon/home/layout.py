@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from functools import cached_property
 from pathlib import Path
 
@@ -21,12 +22,29 @@ tasks/*/control.sock
 """
 
 
+DOT = ".holon"  # the runtime's own directory inside a home; spelled nowhere else
+
+
+def is_home(path: str | os.PathLike) -> bool:
+    """Does `path` hold an agent home? (stdlib only: used on the idle path)."""
+    return os.path.isfile(os.path.join(path, DOT, "agent.json"))
+
+
 class Home:
     """Paths of one agent home. Creates nothing on construction."""
 
     def __init__(self, root: str | Path, agent_id: str | None = None) -> None:
         self.root = Path(root).absolute()
         self._agent_id = agent_id
+
+    def __repr__(self) -> str:
+        return f"Home({str(self.root)!r})"
+
+    def __str__(self) -> str:
+        return str(self.root)
+
+    def __fspath__(self) -> str:  # a Home is a path-like for its root directory
+        return str(self.root)
 
     @property
     def agent_id(self) -> str:
@@ -39,7 +57,7 @@ class Home:
 
     @cached_property
     def dot(self) -> Path:
-        return self.root / ".holon"
+        return self.root / DOT
 
     agents_md = property(lambda self: self.root / "AGENTS.md")
     agent_json = property(lambda self: self.dot / "agent.json")
@@ -50,9 +68,11 @@ class Home:
     events = property(lambda self: self.ledger / "events.jsonl")
     briefs = property(lambda self: self.ledger / "briefs.jsonl")
     work_items = property(lambda self: self.ledger / "work_items.jsonl")
+    delivery_summaries = property(lambda self: self.ledger / "delivery_summaries.jsonl")
     context_episodes = property(lambda self: self.ledger / "context_episodes.jsonl")
     turns = property(lambda self: self.ledger / "turns.jsonl")
     tasks = property(lambda self: self.dot / "tasks")
+    tasks_active = property(lambda self: self.tasks / "active")  # <task_id> -> supervisor pid
     timers = property(lambda self: self.dot / "timers")
     artifacts = property(lambda self: self.dot / "artifacts")
     indexes = property(lambda self: self.dot / "indexes")
@@ -61,8 +81,22 @@ class Home:
     state_lock = property(lambda self: self.locks / "state.lock")
     next_due = property(lambda self: self.dot / "next_due")
     wake_hint = property(lambda self: self.dot / "wake_hint.json")
+    wake_hint_converting = property(lambda self: self.dot / "wake_hint.converting.json")
     triggers = property(lambda self: self.dot / "triggers")
+    trigger_descriptor = property(lambda self: self.triggers / "default.json")
+    trigger_lock = property(lambda self: self.locks / "trigger.lock")
+    budget_json = property(lambda self: self.dot / "budget.json")
+    workspace_json = property(lambda self: self.dot / "workspace.json")
+    scripted_cursor = property(lambda self: self.dot / "scripted_cursor.json")
+    memory = property(lambda self: self.root / "memory")
+    skills = property(lambda self: self.root / "skills")
     work_items_dir = property(lambda self: self.root / "work-items")
+
+    def task_dir(self, task_id: str) -> Path:
+        return self.tasks / task_id
+
+    def plan_path(self, work_item_id: str) -> Path:
+        return self.work_items_dir / work_item_id / "plan.md"
 
     @cached_property
     def queue(self) -> Queue:

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from holon.errors import UnknownAgent, UsageError
-from holon.home.layout import Home
+from holon.home.layout import Home, is_home
 from holon.paths import agents_dir, holon_home, registry_path
 from holon.store.atomic import read_json, write_json
 from holon.store.locks import locked
@@ -59,7 +59,7 @@ def all_homes() -> list[Home]:
         entries = []
     for e in entries:
         key = os.path.abspath(e.path)
-        if key not in seen and os.path.isfile(os.path.join(e.path, ".holon", "agent.json")):
+        if key not in seen and is_home(e.path):
             seen[key] = Home(e.path, e.name)
     return sorted(seen.values(), key=lambda h: h.agent_id)
 
@@ -69,13 +69,13 @@ def resolve(arg: str) -> Home:
     looks_like_path = os.sep in arg or arg.startswith(".") or arg.startswith("~")
     if not looks_like_path:
         path = load().get(arg)
-        if path and os.path.isfile(os.path.join(path, ".holon", "agent.json")):
+        if path and is_home(path):
             return Home(path, arg)
         candidate = agents_dir() / arg
-        if (candidate / ".holon" / "agent.json").is_file():
+        if is_home(candidate):
             return Home(candidate, arg)
     candidate = Path(arg).expanduser()
-    if (candidate / ".holon" / "agent.json").is_file():
+    if is_home(candidate):
         return Home(candidate)
     raise UnknownAgent(f"no agent {arg!r}", hint="list agents with `holon agents`, or create one with "
                        f"`holon init --agent-id {arg if AGENT_ID.match(arg) else 'ID'}`")

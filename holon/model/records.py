@@ -85,6 +85,8 @@ class AgentState(_Record):
     closure: dict[str, Any] | None = None
     last_continuation: dict[str, Any] | None = None
     current_work_item_id: str | None = None
+    # the work item that was current when the running turn began (its brief binds to it)
+    bound_work_item_id: str | None = None
     pending_wake_hint: dict[str, Any] | None = None
     # message id -> {turn_id, transcript_offset, started_at, pid}: turns that began and have not settled
     inflight: dict[str, dict[str, Any]] = Field(default_factory=dict)

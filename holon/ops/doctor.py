@@ -48,7 +48,7 @@ def agent_findings(home: Home) -> list[dict[str, Any]]:
                    f"{aid}: last tick at {state.get('last_tick_at') or 'never'}",
                    None if state.get("last_tick_at") else f"holon tick {aid}", agent_id=aid,
                    last_tick_at=state.get("last_tick_at"))]
-    reasons = due_reasons(home.root)
+    reasons = due_reasons(home)
     if reasons:
         out.append(finding("due_work", "warn", f"{aid}: due work waiting: {', '.join(reasons)}",
                            f"holon tick {aid} --until-idle", agent_id=aid, reasons=reasons))

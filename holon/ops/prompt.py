@@ -7,10 +7,14 @@ import tempfile
 from typing import Any
 
 from holon import config
-from holon.errors import UsageError
-from holon.home.layout import Home
 from holon.agent import admission
 from holon.agent.handle import Agent
+from holon.errors import UsageError
+from holon.home import registry
+from holon.home.init import init_home, materialise, resolve_template
+from holon.home.layout import Home
+from holon.runtime.tick import tick
+from holon.runtime.turn import context
 from holon.store import jsonl
 
 NO_MODEL_HINT = "set HOLON_MODEL (e.g. scripted/path/to/script.jsonl), `model` in $HOLON_HOME/config.toml, " \
@@ -19,11 +23,9 @@ NO_MODEL_HINT = "set HOLON_MODEL (e.g. scripted/path/to/script.jsonl), `model` i
 
 def prompt(home: Home, text: str, *, wait: bool, model: str | None, priority: str = "normal",
            ingress: str = "cli_prompt") -> dict[str, Any]:
-    from holon.runtime.turn import context as execution
-
     agent = Agent(home)
     admission.check_runnable(home)
-    if wait and execution.model_chain(agent, model) is None:
+    if wait and context.model_chain(agent, model) is None:
         raise UsageError("no model is configured", kind="no_model_configured", hint=NO_MODEL_HINT)
     env = admission.admit(home, ingress, "operator_prompt", admission.text_body(text), priority=priority)
     if not wait:
@@ -33,8 +35,6 @@ def prompt(home: Home, text: str, *, wait: bool, model: str | None, priority: st
 
 def settle_message(agent: Agent, message_id: str, model: str | None) -> dict[str, Any]:
     """Tick until `message_id` has been processed (by us or a concurrent tick) and describe the result."""
-    from holon.runtime.tick import tick
-
     found = None
     for _ in range(10_000):
         report = tick(agent.home, until_idle=True, model=model, wait=True)
@@ -69,9 +69,6 @@ def _from_ledgers(agent: Agent, message_id: str) -> dict[str, Any] | None:
 
 
 def run_once(text: str, *, agent_id: str | None, create: bool, keep: bool, model: str | None) -> dict[str, Any]:
-    from holon.home import registry
-    from holon.home.init import init_home
-
     if agent_id is None:
         tmp = tempfile.mkdtemp(prefix="holon-run-")
         home = _private_home(tmp)
@@ -95,10 +92,8 @@ def run_once(text: str, *, agent_id: str | None, create: bool, keep: bool, model
 
 def _private_home(tmp: str) -> Home:
     """A temporary private agent: a real home that is not registered."""
-    from holon.home.init import _materialise, resolve_template
-
     source, provenance = resolve_template("holon-default")
     root = f"{tmp}/agent"
-    _materialise(Home(root).root, source, "run", provenance, "child", "private")
+    materialise(Home(root).root, source, "run", provenance, "child", "private")
     config.reset()
     return Home(root, "run")

@@ -5,18 +5,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from holon import config
-from holon.home.layout import Home
+from holon import clock
+from holon.agent import budget, nextdue, timers, triggers, workitems
 from holon.agent.handle import Agent
-
-
-def model_state(agent: Agent) -> dict[str, Any]:
-    state = agent.state()
-    default = config.default_model()
-    override = state.model_override
-    return {"source": "agent_override" if override else "runtime_default", "runtime_default_model": default,
-            "effective_model": override or default, "effective_fallback_models": config.fallback_models(),
-            "override_model": override}
+from holon.home.layout import Home
+from holon.model.records import AgentState
 
 
 def _count(path: os.PathLike) -> int:
@@ -38,9 +31,9 @@ def agent_summary(home: Home) -> dict[str, Any]:
         "status": state.status.value, "closure": state.closure, "last_continuation": state.last_continuation,
         "queue": {"pending": len(queue.pending()), "in_progress": len(queue.in_progress()),
                   "dead_letters": len(queue.dead_letters())},
-        "tasks": {"active": _count(home.tasks / "active")},
+        "tasks": {"active": _count(home.tasks_active)},
         "current_work_item_id": state.current_work_item_id,
-        "model": model_state(agent),
+        "model": budget.model_state(agent),
         "token_usage": state.token_usage.model_dump(),
         "last_turn": state.last_turn.model_dump() if state.last_turn else None,
         "sleeping_until": state.sleeping_until, "last_tick_at": state.last_tick_at,
@@ -52,10 +45,22 @@ def agent_summary(home: Home) -> dict[str, Any]:
                                      "`holon wake` does not cross the stopped boundary")
     elif state.status.value == "paused":
         summary["lifecycle_hint"] = f"paused: queued work waits until `holon resume {home.agent_id}`"
-    from holon.ops import status_extra as summary_extra
-
-    summary.update(summary_extra.extra(home, state))
+    summary.update(_lifecycle(home, state))
     return summary
+
+
+def _lifecycle(home: Home, state: AgentState) -> dict[str, Any]:
+    """Work items by readiness, timers, the external trigger, a pending wake hint, and next due."""
+    counts: dict[str, int] = {}
+    for rec in workitems.load_all(home).values():
+        label = workitems.readiness(rec, state.current_work_item_id)
+        counts[label] = counts.get(label, 0) + 1
+    due = nextdue.read(home)
+    return {"work_items": counts,
+            "timers": [{"id": t["id"], "schedule": t["schedule"], "due_at": t["due_at"]} for t in timers.load(home)],
+            "external_trigger": triggers.show(home),
+            "pending_wake_hint": state.pending_wake_hint,
+            "next_due_at": clock.iso(due) if due is not None else None}
 
 
 def _agents_md(home: Home) -> dict[str, Any] | None:

@@ -42,7 +42,9 @@ def provider_config(provider_id: str) -> dict:
     return table if isinstance(table, dict) else {}
 
 
-def make_provider(model_ref: str, *, home: Path | None = None) -> Provider:
+def make_provider(model_ref: str, *, home: Path | None = None, cursor: Path | None = None) -> Provider:
+    """The transport for `model_ref`. A scripted path is resolved against `home` too; `cursor` is
+    where the scripted provider keeps its position (the caller's agent home decides where)."""
     if "/" not in model_ref:
         raise ProviderFailure("unsupported_transport",
                               f"model ref {model_ref!r} is not of the form provider/model", category="protocol")
@@ -50,9 +52,7 @@ def make_provider(model_ref: str, *, home: Path | None = None) -> Provider:
     if provider_id == "scripted":
         from holon.providers.scripted import ScriptedProvider, resolve_script
 
-        script = resolve_script(model_ref.split("/", 1)[1], home)
-        cursor = home / ".holon" / "scripted_cursor.json" if home is not None else None
-        return ScriptedProvider(script, cursor)
+        return ScriptedProvider(resolve_script(model_ref.split("/", 1)[1], home), cursor)
     table = provider_config(provider_id)
     target = None
     if table.get("transport"):

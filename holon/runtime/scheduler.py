@@ -1,8 +1,17 @@
-"""Due work that becomes queue messages at the start of a tick: timers, rechecks, wake hints, activation."""
+"""Due work that becomes queue messages at the start of a tick: timers, wake hints, rechecks, activation.
+
+Runs under the turn lock. Nothing here refreshes `next_due`: the tick does that
+once at its end (and after each turn), see holon.runtime.tick.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+from holon import clock
+from holon.agent import admission, wakehints, workitems
 from holon.agent.handle import Agent
+from holon.runtime import timer_fire
 
 
 def fire_due(agent: Agent, *, activate: bool = True) -> list[str]:
@@ -10,12 +19,51 @@ def fire_due(agent: Agent, *, activate: bool = True) -> list[str]:
 
     Wake hints go before work-queue activation so keep-working ticks never starve them.
     """
-    from holon.runtime import timers, workqueue
-    from holon.agent import wakehints
-
     if agent.state().status.value in ("paused", "stopped"):
         return []
-    fired = timers.fire_due(agent)
+    fired = timer_fire.fire_due(agent)
     fired += wakehints.convert(agent)
-    fired += workqueue.fire_due(agent, activate=activate)
+    fired += _rechecks(agent)
+    if activate and not agent.home.queue.has_pending():
+        fired += _activate(agent)
     return fired
+
+
+def _rechecks(agent: Agent) -> list[str]:
+    """A blocked work item whose recheck time has come gets one reminder (the item itself is unchanged)."""
+    out = []
+    for rec in workitems.due_rechecks(agent.home, clock.now_ts()):
+        text = (f"Recheck reminder for work item {rec['id']} ({rec['objective']}): it is blocked by "
+                f"\"{rec['blocked_by']}\" since before {rec['recheck_at']}. Inspect the blocker; update or "
+                "clear blocked_by with UpdateWorkItem. This reminder does not change the item.")
+        env = admission.admit(agent.home, "runtime", "system_tick", admission.text_body(text),
+                              source="work_item_recheck", priority="background", work_item_id=rec["id"],
+                              metadata={"reason": "work_item_recheck"})
+        workitems.append(agent, {**rec, "recheck_consumed_at": clock.now_iso()})
+        out.append(env["id"])
+    return out
+
+
+def _activate(agent: Agent) -> list[str]:
+    """A continuable closure (work left on a runnable item) becomes one keep-working message."""
+    state = agent.state()
+    closure = state.closure or {}
+    signal = closure.get("work_signal")
+    if (state.status.value != "awake_idle" or closure.get("outcome") != "continuable" or not signal
+            or closure.get("activation_message_id")):
+        return []
+    rec = workitems.get(agent.home, signal["work_item_id"])
+    if rec is None or workitems.scheduling_state(rec) != "runnable":
+        return []
+    if signal["reactivation_mode"] == "continue_active":
+        text = f"Continue work item {rec['id']}: {rec['objective']}"
+    else:
+        text = "Runnable work items are queued and none is current; pick one with PickWorkItem and continue."
+    env = admission.admit(agent.home, "runtime", "system_tick", admission.text_body(text), source="work_queue",
+                          work_item_id=rec["id"], metadata={"reason": signal["reactivation_mode"]})
+
+    def consumed(s: Any) -> None:
+        if s.closure:
+            s.closure = {**s.closure, "activation_message_id": env["id"]}
+    agent.update_state(consumed)
+    return [env["id"]]

@@ -15,11 +15,19 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
 from holon import clock, config
-from holon.home.layout import Home
-from holon.model.records import AgentStatus
+from holon.agent import nextdue
 from holon.agent.handle import Agent
+from holon.home.layout import Home
+from holon.model.messages import MessageEnvelope
+from holon.model.records import AgentState, AgentStatus
+from holon.runtime import scheduler
+from holon.runtime.turn import closure, loop
+from holon.runtime.turn.state import TurnResult
 from holon.store.locks import FileLock, LockBusy
+from holon.tasks import recovery
 
 DEFAULT_DELIVERY_LIMIT = 3
 
@@ -58,53 +66,64 @@ def tick(home: Home, *, until_idle: bool = False, model: str | None = None, wait
         recover(agent, report)
         turns = 0
         while True:
-            _fire_due(agent, report, activate=turns == 0)
+            report.fired.extend(scheduler.fire_due(agent, activate=turns == 0))
             status = agent.state().status
             if status in (AgentStatus.paused, AgentStatus.stopped):
                 report.outcome = status.value if home.queue.has_pending() else report.outcome
                 break
-            claimed = home.queue.claim()
+            claimed = _claim(agent, report)
             if claimed is None:
                 break
-            _run_one(agent, claimed, model, report)
+            _run_one(agent, *claimed, model, report)
             turns += 1
             if not until_idle or (max_turns is not None and turns >= max_turns):
                 break
         agent.update_state(lambda s: setattr(s, "last_tick_at", clock.now_iso()))
+        nextdue.refresh(home)
     finally:
         lock.release()
     return report
 
 
-def _run_one(agent: Agent, claimed: tuple[str, dict[str, Any]], model: str | None, report: TickReport) -> None:
-    from holon.runtime.turn import closure as lifecycle, loop as turn
-    from holon.agent import nextdue
+def _claim(agent: Agent, report: TickReport) -> tuple[str, MessageEnvelope] | None:
+    """The next message, validated once into its envelope; one that is not a valid envelope is set aside."""
+    while True:
+        claimed = agent.home.queue.claim()
+        if claimed is None:
+            return None
+        name, record = claimed
+        try:
+            return name, MessageEnvelope.model_validate(record)
+        except ValidationError as exc:
+            reason = f"because it is not a valid message envelope ({exc.errors()[0]['msg']})"
+            _dead_letter(agent, name, record, report, reason=reason)
 
-    name, message = claimed
-    run_id = message["id"]
+
+def _run_one(agent: Agent, name: str, message: MessageEnvelope, model: str | None, report: TickReport) -> None:
+    run_id = message.id
     state = agent.state()
     inflight = state.inflight.get(run_id)
     continuation = (state.last_continuation if inflight and state.last_continuation
                     and state.last_continuation.get("message_id") == run_id
-                    else lifecycle.resolve_continuation(state.closure, message))
+                    else closure.resolve_continuation(state.closure, message))
     if not continuation["model_visible"]:
         _liveness_only(agent, name, message, continuation, report)
         return
 
-    def running(s: Any) -> None:
+    def running(s: AgentState) -> None:
         s.status = AgentStatus.awake_running
         s.current_run_id = run_id
         s.run_owner_pid = os.getpid()
-        s.last_wake_reason = message.get("kind")
+        s.last_wake_reason = message.kind.value
         s.last_continuation = continuation
         if not inflight:
             s.bound_work_item_id = s.current_work_item_id
     agent.update_state(running)
-    result = turn.run(agent, message, model=model)
+    result = loop.run(agent, message, model=model)
+    nextdue.refresh(agent.home)  # before the message is done: a crash here redelivers it, and that tick refreshes
     agent.home.queue.done(name)
-    nextdue.refresh(agent.home)
 
-    def idle(s: Any) -> None:
+    def idle(s: AgentState) -> None:
         s.current_run_id = None
         s.run_owner_pid = None
         if s.status == AgentStatus.awake_running:
@@ -114,24 +133,24 @@ def _run_one(agent: Agent, claimed: tuple[str, dict[str, Any]], model: str | Non
     report.turns.append(_turn_summary(result))
 
 
-def _liveness_only(agent: Agent, name: str, message: dict[str, Any], continuation: dict[str, Any],
+def _liveness_only(agent: Agent, name: str, message: MessageEnvelope, continuation: dict[str, Any],
                    report: TickReport) -> None:
     """A wake without a model turn: the agent is awake again, nothing is added to the transcript."""
-    def woke(s: Any) -> None:
+    def woke(s: AgentState) -> None:
         s.last_continuation = continuation
-        s.last_wake_reason = message.get("kind")
+        s.last_wake_reason = message.kind.value
         if s.status == AgentStatus.asleep:
             s.status = AgentStatus.awake_idle
             s.sleeping_until = None
     agent.update_state(woke)
     agent.home.queue.done(name)
-    agent.event("liveness_wake", message_id=message["id"], mode=continuation["mode"],
+    agent.event("liveness_wake", message_id=message.id, mode=continuation["mode"],
                 prior_closure_outcome=continuation["prior_closure_outcome"])
     report.outcome = "woke" if report.outcome == "idle" else report.outcome
-    report.liveness.append(message["id"])
+    report.liveness.append(message.id)
 
 
-def _turn_summary(result: Any) -> dict[str, Any]:
+def _turn_summary(result: TurnResult) -> dict[str, Any]:
     out = {"message_id": result.message_id, "turn_id": result.turn_id, "status": result.status,
            "final_text": result.final_text, "token_usage": result.token_usage,
            "provider_attempt_timeline": result.provider_attempt_timeline}
@@ -147,7 +166,7 @@ def recover(agent: Agent, report: TickReport) -> None:
     if state.status == AgentStatus.awake_running:
         stale_pid = state.run_owner_pid
 
-        def repair(s: Any) -> None:
+        def repair(s: AgentState) -> None:
             s.status = AgentStatus.awake_idle
             s.current_run_id = None
             s.run_owner_pid = None
@@ -167,25 +186,21 @@ def recover(agent: Agent, report: TickReport) -> None:
         report.recovered.append(record["id"])
         agent.event("message_redelivered", message_id=record["id"], delivery_attempts=record["delivery_attempts"])
     queue.clean_tmp()
-    from holon.tasks import recovery
-
     recovery.recover_tasks(agent)
 
 
-def _dead_letter(agent: Agent, name: str, record: dict[str, Any], report: TickReport) -> None:
+def _dead_letter(agent: Agent, name: str, record: dict[str, Any], report: TickReport,
+                 reason: str | None = None) -> None:
+    """Set a message aside in queue/dead/ with a failure brief (after too many deliveries, or unreadable)."""
+    message_id = str(record.get("id") or name)
     agent.home.queue.rewrite_cur(name, record)
     agent.home.queue.dead_letter(name)
-    agent.update_state(lambda s: s.inflight.pop(record["id"], None))
-    attempts = record["delivery_attempts"]
-    agent.event("message_dead_lettered", message_id=record["id"], delivery_attempts=attempts,
-                queue_file=f"queue/dead/{name}")
-    agent.brief("failure", f"message {record['id']} ({record.get('kind')}) was set aside after {attempts} "
-                f"delivery attempts that did not finish; it is kept in .holon/queue/dead/{name}",
-                related_message_id=record["id"])
-    report.dead_lettered.append(record["id"])
-
-
-def _fire_due(agent: Agent, report: TickReport, *, activate: bool) -> None:
-    from holon.runtime import scheduler
-
-    report.fired.extend(scheduler.fire_due(agent, activate=activate))
+    agent.update_state(lambda s: s.inflight.pop(message_id, None))
+    attempts = int(record.get("delivery_attempts") or 0)
+    reason = reason or f"after {attempts} delivery attempts that did not finish"
+    agent.event("message_dead_lettered", message_id=message_id, delivery_attempts=attempts,
+                queue_file=f"queue/dead/{name}", reason=reason)
+    where = agent.home.queue.dead / name
+    agent.brief("failure", f"message {message_id} ({record.get('kind')}) was set aside {reason}; it is kept in "
+                f"{where.relative_to(agent.home.root)}", related_message_id=message_id)
+    report.dead_lettered.append(message_id)

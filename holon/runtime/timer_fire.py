@@ -7,6 +7,7 @@ import subprocess
 from typing import Any
 
 from holon import clock, config
+from holon.agent import admission, timers
 from holon.agent.handle import Agent
 from holon.store.atomic import read_json
 
@@ -14,37 +15,36 @@ MAX_LISTED_MISSED = 20
 DEFAULT_GUARD_TIMEOUT_S = 10
 
 
-def fire(agent: Agent, names: list[str]) -> list[str]:
-    from holon.agent import nextdue, timers as timer_store
+def fire_due(agent: Agent) -> list[str]:
+    """Fire every due timer of `agent`; returns the ids that fired."""
+    return fire(agent, timers.ids(agent.home))
 
+
+def fire(agent: Agent, timer_ids: list[str]) -> list[str]:
     now = clock.now_ts()
     fired: list[str] = []
-    for name in names:
-        timer = read_json(agent.home.timers / name)
+    for timer_id in timer_ids:
+        timer = read_json(timers.path(agent.home, timer_id))
         if not isinstance(timer, dict) or float(timer.get("due_ts", float("inf"))) > now:
             continue
         occurrences = _due_occurrences(timer, now)
         if _guard_allows(agent, timer):
             _admit(agent, timer, occurrences)
             fired.append(timer["id"])
-        following = timer_store.next_after(timer, occurrences[-1])
+        following = timers.next_after(timer, occurrences[-1])
         if following is None:
-            os.unlink(agent.home.timers / name)
+            os.unlink(timers.path(agent.home, timer_id))
         else:
             timer.update(due_ts=following, due_at=clock.iso(following))
-            timer_store.save(agent.home, timer)
-    if fired or names:
-        nextdue.refresh(agent.home)
+            timers.save(agent.home, timer)
     return fired
 
 
 def _due_occurrences(timer: dict[str, Any], now: float) -> list[float]:
     """Every planned occurrence at or before `now`, oldest first (at least the due one)."""
-    from holon.agent import timers as timer_store
-
     planned = [float(timer["due_ts"])]
     while len(planned) < 100_000:
-        following = timer_store.next_after(timer, planned[-1])
+        following = timers.next_after(timer, planned[-1])
         if following is None or following > now:
             break
         planned.append(following)
@@ -71,8 +71,6 @@ def _guard_allows(agent: Agent, timer: dict[str, Any]) -> bool:
 
 
 def _admit(agent: Agent, timer: dict[str, Any], occurrences: list[float]) -> None:
-    from holon.agent import admission
-
     planned = occurrences[-1]
     missed = occurrences[:-1]
     lines = [f"Timer {timer['id']} fired (planned for {clock.iso(planned)})."]

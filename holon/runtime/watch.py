@@ -14,8 +14,10 @@ from collections.abc import Callable
 from typing import Any
 
 from holon import clock
-from holon.home.layout import Home
+from holon.agent import nextdue
 from holon.agent.due import due_reasons
+from holon.home.layout import Home
+from holon.runtime.tick import tick
 
 MAX_WAIT_S = 1.0
 
@@ -56,18 +58,14 @@ class Watcher:
         return [str(p) for h in self.homes() for p in (h.queue.new, h.tasks) if p.is_dir()]
 
     def tick_due(self) -> None:
-        from holon.runtime.tick import tick
-
         for home in self.homes():
             if self.stop.is_set():
                 return
-            if due_reasons(home.root):
+            if due_reasons(home):
                 report = tick(home, until_idle=True, model=self.model)
                 self.on_report(report.to_dict())
 
     def _timeout(self) -> float:
-        from holon.agent import nextdue
-
         now = clock.now_ts()
         due = [d for d in (nextdue.read(h) for h in self.homes()) if d is not None]
         soonest = min(due) - now if due else MAX_WAIT_S

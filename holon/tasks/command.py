@@ -8,6 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from holon.home.layout import Home
+from holon.ids import new_id
+from holon.store.atomic import write_bytes
 from holon.tasks import spawn, store
 
 _DEFAULT_SHELL: str | None = None
@@ -55,18 +58,16 @@ class Promoted:
     duration_ms: int
 
 
-def run(home: Path, agent_id: str, spec: CommandSpec, *, promote: bool = True,
+def run(home: Home, spec: CommandSpec, *, promote: bool = True,
         parent_message_id: str | None = None) -> Finished | Promoted:
     """Start the command and wait up to its yield; raises spawn.SpawnError when it cannot start.
 
     With promote=False (ExecCommandBatch) a command still running at its yield
     is stopped and reported with `exit_status=None` and `signal` set.
     """
-    from holon.ids import new_id
-
     task_id = new_id("task")
-    exit_file = store.task_dir(home, task_id) / "exit_status"
-    env = {"HOLON_AGENT_ID": agent_id, "HOLON_AGENT_HOME": str(home)}
+    exit_file = home.task_dir(task_id) / "exit_status"
+    env = {"HOLON_AGENT_ID": home.agent_id, "HOLON_AGENT_HOME": str(home.root)}
     run_ = spawn.start(spec.cmd, workdir=spec.workdir, shell=spec.shell, login=spec.login, tty=spec.tty,
                        accepts_input=spec.accepts_input, exit_file=exit_file, env_extra=env)
     deadline = run_.started + spec.yield_ms / 1000
@@ -80,12 +81,12 @@ def run(home: Path, agent_id: str, spec: CommandSpec, *, promote: bool = True,
         done = True
     if done:
         return _finished(run_)
-    tdir = store.task_dir(home, task_id)
+    tdir = home.task_dir(task_id)
     tdir.mkdir(parents=True, exist_ok=True)
     if run_.proc.poll() is not None:  # ended before its exit file had a directory to land in
         spawn.collect(run_, time.monotonic() + 0.2)
         return _finished(run_)
-    return _promote(home, agent_id, spec, run_, task_id, parent_message_id)
+    return _promote(home, spec, run_, task_id, parent_message_id)
 
 
 def _finished(run_: spawn.Running) -> Finished:
@@ -98,18 +99,16 @@ def _finished(run_: spawn.Running) -> Finished:
                     run_.text("stderr"), duration)
 
 
-def _promote(home: Path, agent_id: str, spec: CommandSpec, run_: spawn.Running, task_id: str,
+def _promote(home: Home, spec: CommandSpec, run_: spawn.Running, task_id: str,
              parent_message_id: str | None) -> Promoted:
-    from holon.store.atomic import write_bytes
-
-    tdir = store.task_dir(home, task_id)
+    tdir = home.task_dir(task_id)
     initial = b"".join(c for _, c in run_.chunks)
     write_bytes(tdir / "output.log", initial)
     command = {**spec.metadata(), "output_path": str(tdir / "output.log"), "terminal_reentry": True}
-    record = store.new_record(agent_id, task_id, command, parent_message_id=parent_message_id,
+    record = store.new_record(home.agent_id, task_id, command, parent_message_id=parent_message_id,
                               wrapper_pid=run_.proc.pid)
     store.save(home, record)
-    sup_pid = spawn.start_supervisor(tdir, run_)
+    sup_pid = spawn.start_supervisor(home, task_id, run_)
     record["supervisor_pid"] = sup_pid
     spawn.close(run_)
     run_.proc.returncode = 0  # the supervisor owns it now; keep Popen.__del__ from warning

@@ -5,17 +5,19 @@ from __future__ import annotations
 import errno
 import os
 import time
-from pathlib import Path
 from typing import Any
 
-from holon.tasks import results, store
+from holon.home.layout import Home
+from holon.store.atomic import write_text
+from holon.tasks import results, spawn, store
+from holon.text import head_tail
 
 
 class TaskNotFound(LookupError):
     pass
 
 
-def get(home: Path, task_id: str) -> dict[str, Any]:
+def get(home: Home, task_id: str) -> dict[str, Any]:
     rec = store.load(home, task_id)
     if rec is None:
         raise TaskNotFound(task_id)
@@ -36,19 +38,17 @@ def snapshot(rec: dict[str, Any]) -> dict[str, Any]:
             | {"cmd_preview": store.preview(cmd["cmd"])}}
 
 
-def status(home: Path, task_id: str) -> dict[str, Any]:
+def status(home: Home, task_id: str) -> dict[str, Any]:
     return snapshot(get(home, task_id))
 
 
-def list_tasks(home: Path, *, include_finished: bool = True) -> list[dict[str, Any]]:
+def list_tasks(home: Home, *, include_finished: bool = True) -> list[dict[str, Any]]:
     recs = store.all_records(home)
     return [snapshot(r) for r in recs if include_finished or r["status"] not in store.TERMINAL]
 
 
-def output(home: Path, task_id: str, *, block: bool, timeout_ms: int, budget_chars: int) -> dict[str, Any]:
+def output(home: Home, task_id: str, *, block: bool, timeout_ms: int, budget_chars: int) -> dict[str, Any]:
     """TaskOutputResult {retrieval_status, task}: success once a terminal record is persisted."""
-    from holon.tools.envelope import head_tail
-
     rec = get(home, task_id)
     deadline = time.monotonic() + timeout_ms / 1000
     while block and rec["status"] not in store.TERMINAL and time.monotonic() < deadline:
@@ -76,7 +76,7 @@ def _result_summary(rec: dict[str, Any]) -> str:
     return rec["status"]
 
 
-def send_input(home: Path, task_id: str, data: str) -> dict[str, Any]:
+def send_input(home: Home, task_id: str, data: str) -> dict[str, Any]:
     """TaskInputResult; a delivery that cannot happen is a receipt with accepted_input=false."""
     rec = get(home, task_id)
     target = ("tty" if rec["command"].get("tty") else "stdin") if rec["command"].get("accepts_input") else None
@@ -90,7 +90,7 @@ def send_input(home: Path, task_id: str, data: str) -> dict[str, Any]:
         return receipt(False, 0, f"task {task_id} is {rec['status']}; input can no longer be delivered")
     payload = data.encode("utf-8")
     try:
-        fd = os.open(store.task_dir(home, task_id) / "stdin.fifo", os.O_WRONLY | os.O_NONBLOCK)
+        fd = os.open(home.task_dir(task_id) / "stdin.fifo", os.O_WRONLY | os.O_NONBLOCK)
     except OSError as exc:
         if exc.errno in (errno.ENXIO, errno.ENOENT):
             return receipt(False, 0, f"task {task_id} has no live input channel (its supervisor is not reading)")
@@ -107,23 +107,20 @@ def send_input(home: Path, task_id: str, data: str) -> dict[str, Any]:
     return receipt(True, written, f"wrote {written} bytes to the {target} of task {task_id}")
 
 
-def stop(home: Path, task_id: str, *, grace_s: float = 2.0) -> dict[str, Any]:
+def stop(home: Home, task_id: str, *, grace_s: float = 2.0) -> dict[str, Any]:
     """TERM the task's process group, KILL after `grace_s`; the supervisor records `cancelled`."""
-    from holon.store.atomic import write_text
-    from holon.tasks import spawn
-
     rec = get(home, task_id)
     if rec["status"] in store.TERMINAL:
         return {"task": snapshot(rec), "stop_requested": False, "force_stop_requested": False,
                 "summary_text": f"task {task_id} already {rec['status']}"}
-    write_text(store.task_dir(home, task_id) / "stop_requested", "1\n")
+    write_text(home.task_dir(task_id) / "stop_requested", "1\n")
     how = spawn.kill_group(int(rec["pid"]), grace=grace_s)
     rec = _await_terminal(home, task_id, 3.0)
     return {"task": snapshot(rec), "stop_requested": True, "force_stop_requested": how == "killed",
             "summary_text": f"task {task_id}: process group {how}; status {rec['status']}"}
 
 
-def _await_terminal(home: Path, task_id: str, seconds: float) -> dict[str, Any]:
+def _await_terminal(home: Home, task_id: str, seconds: float) -> dict[str, Any]:
     end = time.monotonic() + seconds
     rec = get(home, task_id)
     while rec["status"] not in store.TERMINAL and time.monotonic() < end:

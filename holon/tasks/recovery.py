@@ -11,18 +11,17 @@ terminal record whose task_result was never admitted gets it now.
 
 from __future__ import annotations
 
-from holon.procs import alive
 from holon.agent.handle import Agent
+from holon.procs import alive
+from holon.tasks import results, spawn, store
 
 
 def recover_tasks(agent: Agent) -> list[str]:
-    from holon.tasks import store
-
-    home = agent.home.root
+    home = agent.home
     recovered = []
     for task_id in store.active_ids(home):
         try:
-            pid = int((store.marker(home, task_id)).read_text().strip() or 0)
+            pid = int(((home.tasks_active / task_id)).read_text().strip() or 0)
         except (OSError, ValueError):
             pid = 0
         if alive(pid):
@@ -33,9 +32,7 @@ def recover_tasks(agent: Agent) -> list[str]:
 
 
 def _recover_one(agent: Agent, task_id: str, supervisor_pid: int) -> bool:
-    from holon.tasks import results, spawn, store
-
-    home = agent.home.root
+    home = agent.home
     record = store.load(home, task_id)
     if record is None:
         store.clear_active(home, task_id)
@@ -44,7 +41,7 @@ def _recover_one(agent: Agent, task_id: str, supervisor_pid: int) -> bool:
         results.finish(home, record, record["status"], exit_status=record.get("exit_status"),
                        signal=record.get("signal"))
         return True
-    tdir = store.task_dir(home, task_id)
+    tdir = home.task_dir(task_id)
     pid = int(record.get("pid") or 0)
     was_running = alive(pid)
     stopped = spawn.kill_group(pid, grace=1.0) if was_running else "not_running"

@@ -38,7 +38,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import holon
+from holon.home.layout import Home
 from holon.procs import group_members
+from holon.tasks.store import group_alive, read_marker
 
 WRAPPER = '"$@"; s=$?; { echo $s >"$0"; } 2>/dev/null; exit $s'
 TTY_WRAPPER = 'exec 0<>"$HOLON_TTY" 1>&0 2>&0; unset HOLON_TTY; ' + WRAPPER
@@ -183,8 +186,6 @@ def close(run: Running) -> None:
 
 def kill_group(pgid: int, grace: float = 2.0) -> str:
     """Stop a whole process group: TERM, wait up to `grace` seconds, then KILL."""
-    from holon.tasks.store import group_alive
-
     try:
         os.killpg(pgid, signal.SIGTERM)
     except ProcessLookupError:
@@ -206,7 +207,7 @@ def _only_zombies(pgid: int) -> bool:
     return not group_members(pgid)
 
 
-def start_supervisor(task_dir: Path, run: Running) -> int:
+def start_supervisor(home: Home, task_id: str, run: Running) -> int:
     """Hand the running command to a detached supervisor; returns the supervisor pid."""
     fds = list(run.fds) + ([run.stdin_fd] if run.stdin_fd is not None else [])
     for fd in fds:
@@ -214,14 +215,12 @@ def start_supervisor(task_dir: Path, run: Running) -> int:
     spec = ",".join(f"{name}:{fd}" for fd, name in run.fds.items())
     if run.stdin_fd is not None:
         spec += f",stdin:{run.stdin_fd}"
-    pkg_parent = str(Path(__file__).resolve().parents[2])
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(holon.__file__)))
     pythonpath = os.pathsep.join(p for p in (pkg_parent, os.environ.get("PYTHONPATH")) if p)
     env = {**os.environ, "PYTHONPATH": pythonpath}
-    with open(task_dir / "supervisor.log", "ab") as log:  # the supervisor's own diagnostics
-        sup = subprocess.Popen([sys.executable, "-m", "holon.tasks.supervisor", str(task_dir), spec],
+    with open(home.task_dir(task_id) / "supervisor.log", "ab") as log:  # the supervisor's own diagnostics
+        sup = subprocess.Popen([sys.executable, "-m", "holon.tasks.supervisor", str(home.root), task_id, spec],
                                pass_fds=fds, start_new_session=True, stdin=subprocess.DEVNULL,
                                stdout=subprocess.DEVNULL, stderr=log, env=env, close_fds=True)
     sup.wait()  # it forks the real supervisor and exits once the active marker names it (no zombie here)
-    from holon.tasks.store import read_marker
-
-    return read_marker(task_dir.parents[2], task_dir.name)
+    return read_marker(home, task_id)

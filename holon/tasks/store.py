@@ -1,4 +1,4 @@
-"""Task records on disk: `.holon/tasks/<task_id>/task.json` and `.holon/tasks/active/<task_id>` markers.
+"""Task records on disk: `Home.task_dir(id)/task.json` and `Home.tasks_active/<task_id>` markers.
 
 Layout of one command task directory:
     task.json      the TaskRecord (atomic replace; the terminal record is authoritative)
@@ -6,7 +6,7 @@ Layout of one command task directory:
     exit_status    "<n>\\n" written by the command's wrapper shell when the command ends
     stdin.fifo     input channel for accepts_input tasks (read by the supervisor)
     stop_requested present once TaskStop asked the task to stop
-The marker `.holon/tasks/active/<task_id>` holds the supervisor pid while it is alive.
+The marker `tasks/active/<task_id>` holds the supervisor pid while it is alive.
 This module is stdlib only: the supervisor and the idle tick import it.
 """
 
@@ -20,6 +20,7 @@ from typing import Any
 
 
 from holon import clock
+from holon.home.layout import Home
 from holon.store.atomic import read_json, write_json, write_text
 
 TERMINAL = ("completed", "failed", "cancelled", "interrupted")
@@ -31,27 +32,15 @@ def cmd_digest(cmd: str, workdir: str, shell: str, login: bool, tty: bool) -> st
     return "sha256:" + hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
-def tasks_root(home: Path) -> Path:
-    return Path(home) / ".holon" / "tasks"
-
-
-def task_dir(home: Path, task_id: str) -> Path:
-    return tasks_root(home) / task_id
-
-
-def marker(home: Path, task_id: str) -> Path:
-    return tasks_root(home) / "active" / task_id
-
-
-def load(home: Path, task_id: str) -> dict[str, Any] | None:
+def load(home: Home, task_id: str) -> dict[str, Any] | None:
     if not task_id or "/" in task_id or task_id.startswith("."):
         return None
-    return read_json(task_dir(home, task_id) / "task.json")
+    return read_json(home.task_dir(task_id) / "task.json")
 
 
-def save(home: Path, record: dict[str, Any]) -> None:
+def save(home: Home, record: dict[str, Any]) -> None:
     record["updated_at"] = clock.now_iso()
-    write_json(task_dir(home, record["id"]) / "task.json", record)
+    write_json(home.task_dir(record["id"]) / "task.json", record)
 
 
 def new_record(agent_id: str, task_id: str, command: dict[str, Any], *, parent_message_id: str | None,
@@ -70,37 +59,37 @@ def preview(cmd: str, limit: int = 80) -> str:
     return one if len(one) <= limit else one[: limit - 1] + "…"
 
 
-def set_active(home: Path, task_id: str, pid: int) -> None:
-    path = marker(home, task_id)
+def set_active(home: Home, task_id: str, pid: int) -> None:
+    path = (home.tasks_active / task_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text(path, f"{pid}\n")
 
 
-def read_marker(home: Path, task_id: str) -> int:
+def read_marker(home: Home, task_id: str) -> int:
     try:
-        return int(marker(home, task_id).read_text().strip() or 0)
+        return int((home.tasks_active / task_id).read_text().strip() or 0)
     except (OSError, ValueError):
         return 0
 
 
-def clear_active(home: Path, task_id: str) -> None:
+def clear_active(home: Home, task_id: str) -> None:
     try:
-        os.unlink(marker(home, task_id))
+        os.unlink((home.tasks_active / task_id))
     except FileNotFoundError:
         pass
 
 
-def active_ids(home: Path) -> list[str]:
+def active_ids(home: Home) -> list[str]:
     try:
-        return sorted(p.name for p in (tasks_root(home) / "active").iterdir() if not p.name.startswith("."))
+        return sorted(p.name for p in home.tasks_active.iterdir() if not p.name.startswith("."))
     except FileNotFoundError:
         return []
 
 
-def all_records(home: Path) -> list[dict[str, Any]]:
+def all_records(home: Home) -> list[dict[str, Any]]:
     out = []
     try:
-        entries = sorted(tasks_root(home).iterdir())
+        entries = sorted(home.tasks.iterdir())
     except FileNotFoundError:
         return []
     for d in entries:
@@ -113,7 +102,7 @@ def all_records(home: Path) -> list[dict[str, Any]]:
     return out
 
 
-def find_running(home: Path, digest: str) -> dict[str, Any] | None:
+def find_running(home: Home, digest: str) -> dict[str, Any] | None:
     """The live task running the command with this identity, if any."""
     for task_id in active_ids(home):
         rec = load(home, task_id)

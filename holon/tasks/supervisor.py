@@ -1,4 +1,4 @@
-"""The detached per-task supervisor: `python -m holon.tasks.supervisor <task_dir> <fd-spec>`.
+"""The detached per-task supervisor: `python -m holon.tasks.supervisor <home> <task_id> <fd-spec>`.
 
 Started by ExecCommand when a command outlives its yield (see holon.tasks.spawn).
 It inherits the command's output fds (pipes or the pty master) and its stdin
@@ -16,8 +16,9 @@ import sys
 import time
 from pathlib import Path
 
+from holon.home.layout import Home
 from holon.procs import alive
-from holon.tasks import store
+from holon.tasks import results, store
 
 POLL_S = 0.1
 LINGER_S = 0.5  # after the command ended, how long background children may keep output open
@@ -35,9 +36,8 @@ def parse_spec(spec: str) -> tuple[dict[int, str], int | None]:
     return outputs, stdin_fd
 
 
-def supervise(tdir: Path, outputs: dict[int, str], stdin_fd: int | None) -> None:
-    home = tdir.parents[2]
-    task_id = tdir.name
+def supervise(home: Home, task_id: str, outputs: dict[int, str], stdin_fd: int | None) -> None:
+    tdir = home.task_dir(task_id)
     record = store.load(home, task_id) or {}
     record["supervisor_pid"] = os.getpid()
     store.save(home, record)
@@ -105,9 +105,7 @@ def _forward(fifo_fd: int, stdin_fd: int | None) -> None:
             return
 
 
-def _finish(home: Path, tdir: Path, record: dict) -> None:
-    from holon.tasks import results
-
+def _finish(home: Home, tdir: Path, record: dict) -> None:
     exit_status = store.read_exit_status(tdir)
     if (tdir / "stop_requested").exists():
         results.finish(home, record, "cancelled", exit_status=exit_status)
@@ -120,13 +118,13 @@ def _finish(home: Path, tdir: Path, record: dict) -> None:
 
 
 def main(argv: list[str]) -> int:
-    tdir = Path(argv[0]).absolute()
-    outputs, stdin_fd = parse_spec(argv[1] if len(argv) > 1 else "")
+    home, task_id = Home(argv[0]), argv[1]
+    outputs, stdin_fd = parse_spec(argv[2] if len(argv) > 2 else "")
     child = os.fork()  # detach: the starter waits for this process, never for the supervisor
     if child:
-        store.set_active(tdir.parents[2], tdir.name, child)
+        store.set_active(home, task_id, child)
         os._exit(0)
-    supervise(tdir, outputs, stdin_fd)
+    supervise(home, task_id, outputs, stdin_fd)
     return 0
 
 

@@ -5,6 +5,11 @@ schema), a `run(ctx, args) -> ToolOutput` that returns the complete output or
 raises ToolFailure, and optionally `project` (complete output -> bounded
 canonical result, writing large payloads to artifacts) and `render`
 (canonical envelope -> model-visible receipt).
+
+A tool that needs the runtime to do something after the turn (sleep, bind the
+brief to a completed work item) says so in `ToolOutput.effects`, typed data
+beside the result: the runtime applies it when it settles the turn, and it is
+never part of the envelope the model sees.
 """
 
 from __future__ import annotations
@@ -15,6 +20,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
+
+from holon.agent.handle import Agent
+from holon.home.layout import Home
 
 
 class ToolArgs(BaseModel):
@@ -40,12 +48,56 @@ class ToolFailure(Exception):
                 "recovery_hint": self.recovery_hint, "retryable": self.retryable}
 
 
+class SleepEffect(BaseModel):
+    """End the turn asleep; with `until`, a timer named `sleep` wakes the agent then."""
+
+    model_config = ConfigDict(extra="forbid")
+    until: str | None = None
+    reason: str | None = None
+    duration_ms: int | None = None
+
+
+class CompletionEffect(BaseModel):
+    """A work item was completed with a report: it becomes the turn's brief (visibility work_done)."""
+
+    model_config = ConfigDict(extra="forbid")
+    work_item_id: str
+    report: str
+
+
+class ToolEffects(BaseModel):
+    """What successful calls ask of the runtime; applied at settle, never shown to the model."""
+
+    model_config = ConfigDict(extra="forbid")
+    sleep: SleepEffect | None = None
+    completion: CompletionEffect | None = None
+
+    def merged(self, later: "ToolEffects") -> "ToolEffects":
+        """The effects of two calls in order: a later call's field replaces an earlier one's."""
+        return self.model_copy(update={k: v for k, v in later if v is not None})
+
+    def to_record(self) -> dict[str, Any] | None:
+        """What the transcript keeps (None when the call asked nothing)."""
+        data = self.model_dump(exclude_none=True)
+        return data or None
+
+
 @dataclass
 class ToolOutput:
     """The complete output of a successful call (before projection)."""
 
     summary_text: str
     result: dict[str, Any]
+    effects: ToolEffects | None = None
+
+
+@dataclass
+class CallOutcome:
+    """One finished call: the canonical envelope (stored), its receipt (shown), its effects (applied)."""
+
+    envelope: dict[str, Any]
+    rendered: str
+    effects: ToolEffects | None = None
 
 
 @dataclass
@@ -64,8 +116,7 @@ class RenderPolicy:
 class ToolContext:
     """What a tool may touch: the agent, its execution root, and the turn it runs in."""
 
-    agent_id: str
-    home: Path  # the agent home directory
+    agent: Agent
     execution_root: Path
     cwd: Path
     policy: RenderPolicy = field(default_factory=RenderPolicy)
@@ -73,17 +124,10 @@ class ToolContext:
     turn_id: str = ""
     message_id: str | None = None
     round_text: str = ""  # assistant text of the round that made this call
-    clock: Any = None  # holon.clock.Clock; None means wall time
-    # turn-level effects a tool requests from the runtime (sleep, completed work items ...)
-    effects: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def state_dir(self) -> Path:
-        return self.home / ".holon"
-
-    @property
-    def artifacts_dir(self) -> Path:
-        return self.home / ".holon" / "artifacts"
+    def home(self) -> Home:
+        return self.agent.home
 
 
 class Tool:

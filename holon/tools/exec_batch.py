@@ -6,7 +6,8 @@ from typing import Any
 
 from pydantic import Field
 
-from holon.tools import envelope
+from holon.tasks import command, spawn
+from holon.text import head_tail
 from holon.tools.base import RenderPolicy, Tool, ToolArgs, ToolContext, ToolFailure, ToolOutput
 from holon.tools.exec_command import resolve_workdir, split_budget
 
@@ -50,20 +51,18 @@ class ExecCommandBatch(Tool):
         return ToolOutput(f"batch of {len(items)} command(s): {ok} succeeded", {"items": items})
 
     def _item(self, ctx: ToolContext, i: int, item: BatchItem, n: int) -> dict[str, Any]:
-        from holon.tasks import command, spawn
-
         spec = command.CommandSpec(item.cmd, resolve_workdir(ctx, item.workdir), item.shell or
                                    command.default_shell(), item.login, False, False, item.yield_time_ms)
         base = {"index": i, "cmd": item.cmd, "workdir": str(spec.workdir)}
         try:
-            fin = command.run(ctx.home, ctx.agent_id, spec, promote=False)
+            fin = command.run(ctx.home, spec, promote=False)
         except spawn.SpawnError as exc:
             return {**base, "status": "error", "exit_status": None, "duration_ms": 0,
                     "error": {"kind": "spawn_failed", "message": str(exc), "details": exc.details}}
         budget = max(200, ctx.policy.budget_chars(item.max_output_tokens) // (1 if item.max_output_tokens else n))
         ob, eb = split_budget(fin.stdout, fin.stderr, budget)
-        out, ocut = envelope.head_tail(fin.stdout, ob)
-        err, ecut = envelope.head_tail(fin.stderr, eb)
+        out, ocut = head_tail(fin.stdout, ob)
+        err, ecut = head_tail(fin.stderr, eb)
         res = {**base, "status": "completed", "exit_status": fin.exit_status, "stdout_preview": out,
                "stderr_preview": err, "truncated": ocut or ecut, "duration_ms": fin.duration_ms, "error": None}
         if fin.exit_status is None:

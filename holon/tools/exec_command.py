@@ -8,7 +8,9 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from holon.tools import envelope
+from holon.store.artifacts import write_artifact
+from holon.tasks import command, spawn, store
+from holon.text import head_tail, pretty_if_json
 from holon.tools.base import RenderPolicy, Tool, ToolArgs, ToolContext, ToolFailure, ToolOutput
 
 GUIDANCE = (
@@ -60,8 +62,8 @@ def split_budget(stdout: str, stderr: str, budget: int) -> tuple[int, int]:
 
 def completed_result(ctx: ToolContext, fin: Any, budget: int) -> dict[str, Any]:
     out_budget, err_budget = split_budget(fin.stdout, fin.stderr, budget)
-    out_prev, out_cut = envelope.head_tail(envelope.pretty_if_json(fin.stdout), out_budget)
-    err_prev, err_cut = envelope.head_tail(fin.stderr, err_budget)
+    out_prev, out_cut = head_tail(pretty_if_json(fin.stdout), out_budget)
+    err_prev, err_cut = head_tail(fin.stderr, err_budget)
     artifacts: list[dict[str, Any]] = []
     result: dict[str, Any] = {"disposition": "completed", "exit_status": fin.exit_status,
                               "stdout_preview": out_prev, "stderr_preview": err_prev,
@@ -71,7 +73,7 @@ def completed_result(ctx: ToolContext, fin: Any, budget: int) -> dict[str, Any]:
         result["signal"] = fin.signal
     for cut, name, text in ((out_cut, "stdout", fin.stdout), (err_cut, "stderr", fin.stderr)):
         if cut:
-            path = envelope.write_artifact(ctx.artifacts_dir, f"exec-{name}", text)
+            path = write_artifact(ctx.home.artifacts, f"exec-{name}", text)
             result[f"{name}_artifact"] = len(artifacts)
             artifacts.append({"path": path, "kind": name, "bytes": len(text.encode("utf-8"))})
     return result
@@ -100,15 +102,11 @@ class ExecCommand(Tool):
                               recovery_hint="omit accepts_input, or set tty to false")
 
     def spec(self, ctx: ToolContext, args: ExecCommandArgs) -> Any:
-        from holon.tasks.command import CommandSpec, default_shell
-
         accepts = args.tty if args.accepts_input is None else args.accepts_input
-        return CommandSpec(args.cmd, resolve_workdir(ctx, args.workdir), args.shell or default_shell(),
+        return command.CommandSpec(args.cmd, resolve_workdir(ctx, args.workdir), args.shell or command.default_shell(),
                            args.login, args.tty, accepts, args.yield_time_ms)
 
     def run(self, ctx: ToolContext, args: ExecCommandArgs) -> ToolOutput:
-        from holon.tasks import command, spawn, store
-
         spec = self.spec(ctx, args)
         if args.duplicate_policy == "reuse_running":
             existing = store.find_running(ctx.home, spec.digest)
@@ -117,7 +115,7 @@ class ExecCommand(Tool):
                                   {"disposition": "already_running", "task_handle": task_handle(existing),
                                    "command": existing["command"]})
         try:
-            outcome = command.run(ctx.home, ctx.agent_id, spec, parent_message_id=ctx.message_id)
+            outcome = command.run(ctx.home, spec, parent_message_id=ctx.message_id)
         except spawn.SpawnError as exc:
             raise ToolFailure("spawn_failed", str(exc), details={"cmd": args.cmd, **exc.details},
                               recovery_hint="check the shell and workdir, then run the command again") from None
@@ -127,7 +125,7 @@ class ExecCommand(Tool):
             status = f"exit {outcome.exit_status}" if outcome.exit_status is not None else \
                 f"killed by signal {outcome.signal}"
             return ToolOutput(f"command completed: {status}", result)
-        preview, cut = envelope.head_tail(outcome.initial_output, budget)
+        preview, cut = head_tail(outcome.initial_output, budget)
         result = {"disposition": "promoted_to_task", "task_handle": task_handle(outcome.task),
                   "command": outcome.task["command"], "initial_output_preview": preview,
                   "initial_output_truncated": cut, "duration_ms": outcome.duration_ms}

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
 from holon import clock
-from holon.errors import UsageError
-from holon.home.layout import Home
-from holon.agent.handle import Agent
-from holon.tools.base import Tool, ToolArgs, ToolContext, ToolOutput
-
-SLEEP_TIMER_ID = "sleep"
+from holon.agent import admission
+from holon.tools.base import SleepEffect, Tool, ToolArgs, ToolContext, ToolEffects, ToolOutput
 
 
 class Sleep(Tool):
@@ -32,24 +28,11 @@ class Sleep(Tool):
         reason: str | None = Field(None, description="Why you sleep and what should wake you.")
 
     def run(self, ctx: ToolContext, args: Args) -> ToolOutput:
-        from holon.agent import timers as timer_store
-
-        home = Home(ctx.home)
-        agent = Agent(home)
-        until = None
-        try:
-            timer_store.cancel(home, SLEEP_TIMER_ID)
-        except UsageError:  # no earlier sleep timer
-            pass
-        if args.duration_ms:
-            timer = timer_store.create(home, after=f"{args.duration_ms}ms", timer_id=SLEEP_TIMER_ID,
-                                       text=f"Sleep of {args.duration_ms} ms ended." + (
-                                           f" Reason: {args.reason}" if args.reason else ""), source="sleep")
-            until = timer["due_at"]
-        agent.event("sleep_requested", until=until, reason=args.reason, slept_at=clock.now_iso())
-        effect: dict[str, Any] = {"sleep": {"until": until, "reason": args.reason}}
+        until = clock.iso(clock.now_ts() + args.duration_ms / 1000) if args.duration_ms else None
+        ctx.agent.event("sleep_requested", until=until, reason=args.reason, slept_at=clock.now_iso())
+        effect = SleepEffect(until=until, reason=args.reason, duration_ms=args.duration_ms or None)
         text = f"sleeping until {until} (or an earlier wake signal)" if until else "sleeping until woken"
-        return ToolOutput(text + "; end your turn now", {"sleeping_until": until, "runtime_effect": effect})
+        return ToolOutput(text + "; end your turn now", {"sleeping_until": until}, ToolEffects(sleep=effect))
 
 
 class Enqueue(Tool):
@@ -63,9 +46,7 @@ class Enqueue(Tool):
         priority: Literal["next", "normal", "background"] = "normal"
 
     def run(self, ctx: ToolContext, args: Args) -> ToolOutput:
-        from holon.agent import admission
-
-        env = admission.admit(Home(ctx.home), "followup", "internal_followup", admission.text_body(args.text),
+        env = admission.admit(ctx.home, "followup", "internal_followup", admission.text_body(args.text),
                               priority=args.priority, causation_id=ctx.message_id)
         return ToolOutput(f"queued follow-up {env['id']} ({args.priority})",
                           {"message_id": env["id"], "priority": args.priority})
@@ -82,7 +63,7 @@ class NotifyOperator(Tool):
         visibility: Literal["action_required", "work_done", "turn_result"] = "turn_result"
 
     def run(self, ctx: ToolContext, args: Args) -> ToolOutput:
-        agent = Agent(Home(ctx.home))
+        agent = ctx.agent
         brief = agent.brief("ack", args.text, related_message_id=ctx.message_id, visibility=args.visibility,
                             work_item_id=agent.state().current_work_item_id, turn_id=ctx.turn_id)
         return ToolOutput(f"operator notified ({args.visibility})", {"brief_id": brief["id"]})

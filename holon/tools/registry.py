@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from holon.tools import envelope
-from holon.tools.base import Tool, ToolContext, ToolFailure
+from holon.tools.base import CallOutcome, Tool, ToolContext, ToolFailure
 
 # model-facing name -> "module:Class"; a module is imported only when its tool is used
 BUILTINS: dict[str, str] = {}
@@ -96,23 +96,26 @@ def parse_args(tool: Tool, arguments: dict[str, Any] | None, raw: str | None) ->
         raise invalid_input(tool.name, msg, {"field": field} if field else {}) from None
 
 
+def failed(name: str, error: dict[str, Any]) -> CallOutcome:
+    """The outcome of a call that did not run: the error envelope and its bounded receipt."""
+    env = envelope.failure(name, error)
+    return CallOutcome(env, envelope.render_error(env))
+
+
 def call(ctx: ToolContext, name: str, arguments: dict[str, Any] | None = None,
-         raw: str | None = None) -> tuple[dict[str, Any], str]:
-    """Run one tool call; returns (canonical envelope, model-visible receipt)."""
+         raw: str | None = None) -> CallOutcome:
+    """Run one tool call: canonical envelope, model-visible receipt, and effects for the runtime."""
     tool = get(name)
     if tool is None:
-        err = ToolFailure("unknown_tool", f"no tool named {name!r}",
-                          details={"tool_name": name, "available": names()},
-                          recovery_hint="call one of the tools listed in the tool catalog")
-        env = envelope.failure(name, err.to_error())
-        return env, envelope.render_error(env)
+        return failed(name, ToolFailure("unknown_tool", f"no tool named {name!r}",
+                                        details={"tool_name": name, "available": names()},
+                                        recovery_hint="call one of the tools listed in the tool catalog").to_error())
     try:
         args = parse_args(tool, arguments, raw)
         tool.validate(ctx, args)
         output = tool.run(ctx, args)
         result = tool.project(ctx, output)
-        env = envelope.success(tool.name, output.summary_text, result)
     except ToolFailure as exc:
-        env = envelope.failure(tool.name, exc.to_error())
-        return env, envelope.render_error(env)
-    return env, tool.render(env, ctx.policy)
+        return failed(tool.name, exc.to_error())
+    env = envelope.success(tool.name, output.summary_text, result)
+    return CallOutcome(env, tool.render(env, ctx.policy), output.effects)

@@ -7,7 +7,8 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from holon.tools import envelope
+from holon.tasks import ops
+from holon.text import head_tail
 from holon.tools.base import RenderPolicy, Tool, ToolArgs, ToolContext, ToolFailure, ToolOutput
 
 
@@ -35,11 +36,9 @@ class _TaskTool(Tool):
     family = "task"
 
     def rec_or_fail(self, fn: Any, *a: Any, **kw: Any) -> Any:
-        from holon.tasks.ops import TaskNotFound
-
         try:
             return fn(*a, **kw)
-        except TaskNotFound:
+        except ops.TaskNotFound:
             raise ToolFailure("task_not_found", f"no task {a[1]!r} for this agent",
                               details={"field": "task_id", "task_id": a[1]},
                               recovery_hint="use TaskList to see this agent's task ids") from None
@@ -54,8 +53,6 @@ class TaskStatus(_TaskTool):
     Args = TaskIdArgs
 
     def run(self, ctx: ToolContext, args: TaskIdArgs) -> ToolOutput:
-        from holon.tasks import ops
-
         task = self.rec_or_fail(ops.status, ctx.home, args.task_id)
         return ToolOutput(f"task {task['task_id']} is {task['status']}", {"task": task})
 
@@ -76,8 +73,6 @@ class TaskOutput(_TaskTool):
                               details={"field": "timeout_ms"}, recovery_hint="drop timeout_ms or set block=true")
 
     def run(self, ctx: ToolContext, args: TaskOutputArgs) -> ToolOutput:
-        from holon.tasks import ops
-
         timeout = 30000 if args.timeout_ms is None else args.timeout_ms
         res = self.rec_or_fail(ops.output, ctx.home, args.task_id, block=args.block, timeout_ms=timeout,
                                budget_chars=ctx.policy.budget_chars(args.max_output_tokens))
@@ -105,8 +100,6 @@ class TaskInput(_TaskTool):
     Args = TaskInputArgs
 
     def run(self, ctx: ToolContext, args: TaskInputArgs) -> ToolOutput:
-        from holon.tasks import ops
-
         res = self.rec_or_fail(ops.send_input, ctx.home, args.task_id, args.input)
         return ToolOutput(res["summary_text"], res)
 
@@ -123,8 +116,6 @@ class TaskStop(_TaskTool):
     Args = TaskIdArgs
 
     def run(self, ctx: ToolContext, args: TaskIdArgs) -> ToolOutput:
-        from holon.tasks import ops
-
         res = self.rec_or_fail(ops.stop, ctx.home, args.task_id)
         return ToolOutput(res.pop("summary_text"), res)
 
@@ -135,8 +126,6 @@ class TaskList(_TaskTool):
     Args = TaskListArgs
 
     def run(self, ctx: ToolContext, args: TaskListArgs) -> ToolOutput:
-        from holon.tasks import ops
-
         tasks = ops.list_tasks(ctx.home, include_finished=args.include_finished)
         return ToolOutput(f"{len(tasks)} task(s)", {"tasks": tasks})
 
@@ -146,4 +135,4 @@ class TaskList(_TaskTool):
             extra = f" exit {t['exit_status']}" if t["exit_status"] is not None else ""
             lines.append(f"{t['task_id']} {t['status']}{extra}: {t['command']['cmd_preview']}")
         text = "\n".join(lines)
-        return envelope.head_tail(text, policy.budget_chars())[0]
+        return head_tail(text, policy.budget_chars())[0]

@@ -6,10 +6,9 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from holon.home.layout import Home
 from holon.agent import workitems
 from holon.agent.handle import Agent
-from holon.tools.base import Tool, ToolArgs, ToolContext, ToolFailure, ToolOutput
+from holon.tools.base import CompletionEffect, Tool, ToolArgs, ToolContext, ToolEffects, ToolFailure, ToolOutput
 
 GUIDANCE = """\
 Work items track long objectives across turns: CreateWorkItem, then PickWorkItem to focus it. Update \
@@ -23,10 +22,6 @@ class Todo(BaseModel):
     model_config = ConfigDict(extra="forbid")
     text: str = Field(min_length=1)
     state: Literal["pending", "in_progress", "completed"] = "pending"
-
-
-def _agent(ctx: ToolContext) -> Agent:
-    return Agent(Home(ctx.home))
 
 
 def _require(agent: Agent, work_item_id: str, *, open_only: bool = True) -> dict[str, Any]:
@@ -59,7 +54,7 @@ class CreateWorkItem(Tool):
         todo_list: list[Todo] | None = Field(None, description="Full checklist snapshot.")
 
     def run(self, ctx: ToolContext, args: Args) -> ToolOutput:
-        agent = _agent(ctx)
+        agent = ctx.agent
         rec = workitems.new_record(agent.id, args.objective, plan_status=args.plan_status or "draft",
                                    todo_list=[t.model_dump() for t in args.todo_list or []])
         if args.plan:
@@ -80,7 +75,7 @@ class PickWorkItem(Tool):
         work_item_id: str
 
     def run(self, ctx: ToolContext, args: Args) -> ToolOutput:
-        agent = _agent(ctx)
+        agent = ctx.agent
         rec = _require(agent, args.work_item_id)
         agent.update_state(lambda s: setattr(s, "current_work_item_id", rec["id"]))
         agent.event("work_item_picked", work_item_id=rec["id"])
@@ -104,7 +99,7 @@ class UpdateWorkItem(Tool):
         recheck_after: int | None = Field(None, gt=0, description="Milliseconds until a recheck reminder.")
 
     def run(self, ctx: ToolContext, args: Args) -> ToolOutput:
-        agent = _agent(ctx)
+        agent = ctx.agent
         rec = dict(_require(agent, args.work_item_id))
         given = args.model_fields_set
         if args.recheck_after is not None and not args.blocked_by:
@@ -133,7 +128,7 @@ class CompleteWorkItem(Tool):
         work_item_id: str
 
     def run(self, ctx: ToolContext, args: Args) -> ToolOutput:
-        agent = _agent(ctx)
+        agent = ctx.agent
         rec = dict(_require(agent, args.work_item_id))
         report = ctx.round_text.strip()
         rec.update(state="completed", blocked_by=None, recheck_at=None, recheck_consumed_at=None,
@@ -152,9 +147,8 @@ class CompleteWorkItem(Tool):
         summary = workitems.record_delivery_summary(agent, rec["id"], report, turn_id=ctx.turn_id,
                                                     message_id=ctx.message_id)
         result["delivery_summary_id"] = summary["id"]
-        result["runtime_effect"] = {"brief_text": report, "visibility": "work_done", "work_item_id": rec["id"],
-                                    "final_text": report}
-        return ToolOutput(f"completed work item {rec['id']}; your text is its report", result)
+        return ToolOutput(f"completed work item {rec['id']}; your text is its report", result,
+                          ToolEffects(completion=CompletionEffect(work_item_id=rec["id"], report=report)))
 
 
 class GetWorkItem(Tool):
@@ -166,7 +160,7 @@ class GetWorkItem(Tool):
         work_item_id: str
 
     def run(self, ctx: ToolContext, args: Args) -> ToolOutput:
-        agent = _agent(ctx)
+        agent = ctx.agent
         rec = _require(agent, args.work_item_id, open_only=False)
         return ToolOutput(f"work item {rec['id']}", {"work_item": _view(agent, rec)})
 
@@ -180,7 +174,7 @@ class ListWorkItems(Tool):
         include_completed: bool = False
 
     def run(self, ctx: ToolContext, args: Args) -> ToolOutput:
-        agent = _agent(ctx)
+        agent = ctx.agent
         current = agent.state().current_work_item_id
         rows = [{"id": r["id"], "objective": r["objective"], "readiness": workitems.readiness(r, current),
                  "plan_status": r.get("plan_status"), "blocked_by": r.get("blocked_by")}

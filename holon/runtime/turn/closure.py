@@ -9,60 +9,118 @@ decides whether that message is model-visible or only a liveness wake.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
 from holon import clock
-from holon.model.records import AgentStatus
-
-if TYPE_CHECKING:
-    from holon.agent.handle import Agent
-    from holon.runtime.turn.loop import TurnState
+from holon.agent import workitems
+from holon.agent.handle import Agent
+from holon.model.messages import MessageEnvelope
+from holon.model.records import AgentState, AgentStatus
+from holon.runtime.turn.state import TurnState
+from holon.tools.base import ToolEffects
 
 # trigger kind of a message -> the waiting reason it answers
 _ANSWERS = {"operator_input": "awaiting_operator_input", "task_result": "awaiting_task_result",
             "timer_fire": "awaiting_timer"}
 
 
-def turn_effects(agent: "Agent", ts: "TurnState") -> dict[str, Any]:
-    """Effects the turn's successful tool calls asked of the runtime, plus the work-queue closure signals."""
-    from holon.runtime import workqueue
+@dataclass
+class TurnOutcome:
+    """What a settled turn leaves behind: the tools' effects and the work queue's closure signals."""
 
-    effects: dict[str, Any] = {}
+    effects: ToolEffects = field(default_factory=ToolEffects)
+    waiting_reason: str | None = None
+    work_signal: dict[str, Any] | None = None
+    work_item_id: str | None = None  # the work item the brief binds to
+
+    def brief_text(self, final_text: str) -> str:
+        """A completed work item's report is the brief; otherwise the turn's final text."""
+        return self.effects.completion.report if self.effects.completion else final_text
+
+    @property
+    def visibility(self) -> str:
+        return "work_done" if self.effects.completion else "turn_result"
+
+
+def tool_effects(ts: TurnState) -> ToolEffects:
+    """The effects of the turn's successful calls, in call order (a later call's field wins)."""
+    merged = ToolEffects()
     for data in ts.results.values():
-        env = data.get("envelope") or {}
-        if env.get("status") != "success":
-            continue
-        result = env.get("result") or {}
-        runtime_effect = result.get("runtime_effect") if isinstance(result, dict) else None
-        if isinstance(runtime_effect, dict):
-            effects.update(runtime_effect)
-    bound = getattr(agent.state(), "bound_work_item_id", None)
-    effects.update(workqueue.closure_signals(agent, effects, bound))
-    current = agent.state().current_work_item_id
-    if not effects.get("work_item_id") and (bound or current):
-        effects["work_item_id"] = bound or current  # the brief binds to the item this turn advanced
-    return effects
+        if data.get("status") == "success" and data.get("effects"):
+            merged = merged.merged(ToolEffects.model_validate(data["effects"]))
+    return merged
 
 
-def apply_closure(state: Any, ts: "TurnState", outcome: str, effects: dict[str, Any]) -> None:
+def turn_outcome(agent: Agent, ts: TurnState) -> TurnOutcome:
+    """Effects plus closure signals, after committing the bound item's blocker (idempotent on resume)."""
+    out = TurnOutcome(effects=tool_effects(ts))
+    state = agent.state()
+    bound = state.bound_work_item_id
+    _commit_bound(agent, workitems.get(agent.home, bound or ""), out.effects, state)
+    out.waiting_reason, out.work_signal = _signals(agent, out.effects)
+    completion = out.effects.completion
+    out.work_item_id = completion.work_item_id if completion else (bound or state.current_work_item_id)
+    return out
+
+
+def _signals(agent: Agent, effects: ToolEffects) -> tuple[str | None, dict[str, Any] | None]:
+    """(waiting_reason, work_signal) for the settled turn."""
+    state = agent.state()
+    items = workitems.load_all(agent.home)
+    current = items.get(state.current_work_item_id or "")
+    sleeping = effects.sleep is not None
+    if current and current.get("state") == "open":
+        sched = workitems.scheduling_state(current)
+        if sched == "waiting_operator":
+            return "awaiting_operator_input", None
+        if sched == "blocked":
+            return ("awaiting_task_result" if state.active_task_ids else "awaiting_external_change"), None
+        if not sleeping:
+            return None, {"work_item_id": current["id"], "status": "active", "reactivation_mode": "continue_active"}
+    elif not sleeping:
+        queued = [r for r in items.values() if workitems.readiness(r, state.current_work_item_id)
+                  == "queued_runnable"]
+        if queued:
+            return None, {"work_item_id": queued[0]["id"], "status": "queued", "reactivation_mode": "activate_queued"}
+    if effects.sleep is not None and effects.sleep.until:
+        return "awaiting_timer", None
+    if state.active_task_ids:
+        return "awaiting_task_result", None
+    return None, None
+
+
+def _commit_bound(agent: Agent, bound: dict[str, Any] | None, effects: ToolEffects, state: AgentState) -> None:
+    """Runtime facts show a blocking wait (the turn slept on active tasks): record it on the bound item."""
+    if not bound or bound.get("state") != "open" or bound.get("blocked_by"):
+        return
+    if effects.sleep is not None and state.active_task_ids:
+        rec = dict(bound)
+        workitems.set_blocker(rec, f"waiting for task result: {', '.join(state.active_task_ids)}", None)
+        workitems.append(agent, rec)
+        agent.event("work_item_blocker_committed", work_item_id=rec["id"], blocked_by=rec["blocked_by"])
+
+
+def apply_closure(state: AgentState, ts: TurnState, outcome: str, turn: TurnOutcome | None) -> None:
     """Derive and persist the ClosureDecision and the runtime posture for the settled turn."""
-    closure: dict[str, Any] = {"turn_id": ts.turn_id, "message_id": ts.message["id"],
+    closure: dict[str, Any] = {"turn_id": ts.turn_id, "message_id": ts.message.id,
                                "terminal_observed": True, "decided_at": clock.now_iso()}
+    turn = turn or TurnOutcome()
     if outcome == "failed":
         closure["outcome"] = "failed"
-    elif effects.get("waiting_reason"):
+    elif turn.waiting_reason:
         closure["outcome"] = "waiting"
-        closure["waiting_reason"] = effects["waiting_reason"]
-    elif effects.get("work_signal"):
+        closure["waiting_reason"] = turn.waiting_reason
+    elif turn.work_signal:
         closure["outcome"] = "continuable"
-        closure["work_signal"] = effects["work_signal"]
+        closure["work_signal"] = turn.work_signal
     else:
         closure["outcome"] = "completed"
     if state.status in (AgentStatus.paused, AgentStatus.stopped):
         posture = state.status.value
-    elif effects.get("sleep") is not None:
+    elif turn.effects.sleep is not None:
         state.status = AgentStatus.asleep
-        state.sleeping_until = effects["sleep"].get("until")
+        state.sleeping_until = turn.effects.sleep.until
         posture = "asleep"
     else:
         state.status = AgentStatus.awake_idle
@@ -72,16 +130,16 @@ def apply_closure(state: Any, ts: "TurnState", outcome: str, effects: dict[str, 
     state.closure = closure
 
 
-def resolve_continuation(prior: dict[str, Any] | None, message: dict[str, Any]) -> dict[str, Any]:
+def resolve_continuation(prior: dict[str, Any] | None, message: MessageEnvelope) -> dict[str, Any]:
     """ContinuationResolution for `message` against the closure snapshot that preceded it."""
     prior = prior or {}
     outcome = prior.get("outcome") or "completed"
     waiting = prior.get("waiting_reason") if outcome == "waiting" else None
-    trigger = message.get("trigger_kind")
-    origin = (message.get("origin") or {}).get("kind")
-    body = message.get("body") or {}
-    liveness = body.get("type") == "json" and (body.get("value") or {}).get("liveness_only") is True
-    answers = _ANSWERS.get(trigger)
+    trigger = message.trigger_kind
+    origin = message.origin.kind
+    body = message.body
+    liveness = body.type == "json" and isinstance(body.value, dict) and body.value.get("liveness_only") is True
+    answers = _ANSWERS.get(trigger or "")
     if trigger == "system_tick" and origin == "callback":
         answers = "awaiting_external_change"
     matched = waiting is not None and answers == waiting
@@ -95,7 +153,7 @@ def resolve_continuation(prior: dict[str, Any] | None, message: dict[str, Any]) 
     else:
         visible = True
         mode = "resume_expected_wait" if matched else "local_continuation"
-    out: dict[str, Any] = {"message_id": message.get("id"), "model_visible": visible, "mode": mode,
+    out: dict[str, Any] = {"message_id": message.id, "model_visible": visible, "mode": mode,
                            "prior_closure_outcome": outcome, "matched_waiting_reason": matched,
                            "evidence": evidence, "resolved_at": clock.now_iso()}
     if waiting:

@@ -1,29 +1,30 @@
-"""Settling a turn: brief, turn terminal, closure, token usage and state — idempotent on resume."""
+"""Settling a turn: effects, brief, turn terminal, closure, token usage and state — idempotent on resume."""
 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from holon import clock
-from holon.model.records import AgentStatus, FailureArtifact, TurnTerminalRecord
-from holon.model.conversation import ProviderFailure, TokenUsage
+from holon.agent import timers
 from holon.agent.handle import Agent
+from holon.errors import UsageError
+from holon.model.conversation import ProviderFailure
+from holon.model.records import AgentState, FailureArtifact, TurnTerminalRecord
+from holon.runtime.turn.closure import TurnOutcome, apply_closure, turn_outcome
+from holon.runtime.turn.state import TurnResult, TurnState
+from holon.tools.base import ToolEffects
 
-if TYPE_CHECKING:
-    from holon.runtime.turn.loop import TurnResult, TurnState
-
-
-def _final_text(ts: "TurnState") -> str:
-    return ts.rounds[-1].get("text", "") if ts.rounds else ""
+SLEEP_TIMER_ID = "sleep"
+_FAILURE_WHAT = {"context_length_exceeded": "the context length was exceeded",
+                 "budget_exhausted": "a token budget is spent", "script_exhausted": "the script has no rounds left",
+                 "max_rounds_exceeded": "the turn hit its round limit"}
 
 
 def failure_artifact(failure: ProviderFailure, timeline: dict[str, Any] | None) -> FailureArtifact:
     attempts = (timeline or {}).get("attempts") or []
     last = attempts[-1] if attempts else {}
-    what = {"context_length_exceeded": "the context length was exceeded",
-            "budget_exhausted": "a token budget is spent", "script_exhausted": "the script has no rounds left",
-            "max_rounds_exceeded": "the turn hit its round limit"}.get(failure.kind, failure.kind.replace("_", " "))
+    what = _FAILURE_WHAT.get(failure.kind, failure.kind.replace("_", " "))
     model_ref = last.get("model_ref")
     summary = f"turn failed: {what}: {failure.message}"
     if attempts:
@@ -36,53 +37,64 @@ def failure_artifact(failure: ProviderFailure, timeline: dict[str, Any] | None) 
                            status=failure.status, source_chain=chain)
 
 
-def settle_success(agent: Agent, ts: "TurnState", *, already: bool = False) -> "TurnResult":
-    from holon.runtime.turn import closure as lifecycle
-
-    text = _final_text(ts)
-    effects = lifecycle.turn_effects(agent, ts)
+def settle_success(agent: Agent, ts: TurnState, *, already: bool = False) -> TurnResult:
+    outcome = turn_outcome(agent, ts)
+    text = ts.final_text
     if not already:
         if ts.brief is None:
-            ts.brief = agent.brief("result", effects.get("brief_text", text), related_message_id=ts.message["id"],
-                                   visibility=effects.get("visibility", "turn_result"), turn_id=ts.turn_id,
-                                   work_item_id=effects.get("work_item_id"))
-        _terminal(agent, ts, "completed", text)
-    _commit_state(agent, ts, "completed", effects)
-    return _result(agent, ts, "completed", effects.get("final_text", text), None, effects)
+            ts.brief = agent.brief("result", outcome.brief_text(text), related_message_id=ts.message.id,
+                                   visibility=outcome.visibility, turn_id=ts.turn_id,
+                                   work_item_id=outcome.work_item_id)
+        _terminal(agent, ts, "completed")
+    if agent.state().last_settled_turn_id != ts.turn_id:
+        apply_effects(agent, outcome.effects)
+    _commit_state(agent, ts, "completed", outcome)
+    return _result(agent, ts, "completed", outcome.brief_text(text), None)
 
 
-def settle_failure(agent: Agent, ts: "TurnState", failure: ProviderFailure,
-                   timeline: dict[str, Any] | None) -> "TurnResult":
+def settle_failure(agent: Agent, ts: TurnState, failure: ProviderFailure,
+                   timeline: dict[str, Any] | None) -> TurnResult:
     artifact = failure_artifact(failure, timeline).model_dump(exclude_none=True)
     usage = ts.usage.model_dump()
-    agent.transcript("runtime_failure", turn_id=ts.turn_id, message_id=ts.message["id"],
+    agent.transcript("runtime_failure", turn_id=ts.turn_id, message_id=ts.message.id,
                      summary=artifact["summary"], failure_artifact=artifact, provider_attempt_timeline=timeline,
                      token_usage=usage)
-    agent.event("runtime_error", turn_id=ts.turn_id, message_id=ts.message["id"], error=artifact["summary"],
+    agent.event("runtime_error", turn_id=ts.turn_id, message_id=ts.message.id, error=artifact["summary"],
                 failure_kind=failure.kind, failure_artifact=artifact, provider_attempt_timeline=timeline,
                 token_usage=usage)
-    ts.brief = agent.brief("failure", artifact["summary"], related_message_id=ts.message["id"],
-                           turn_id=ts.turn_id)
-    _terminal(agent, ts, "aborted", _final_text(ts))
-    _commit_state(agent, ts, "failed", {})
-    result = _result(agent, ts, "failed", _final_text(ts), artifact, {})
+    ts.brief = agent.brief("failure", artifact["summary"], related_message_id=ts.message.id, turn_id=ts.turn_id)
+    _terminal(agent, ts, "aborted")
+    _commit_state(agent, ts, "failed", None)
+    result = _result(agent, ts, "failed", ts.final_text, artifact)
     result.provider_attempt_timeline = timeline or result.provider_attempt_timeline
     return result
 
 
-def _terminal(agent: Agent, ts: "TurnState", kind: str, text: str) -> None:
+def apply_effects(agent: Agent, effects: ToolEffects) -> None:
+    """Carry out what the turn's tools asked of the runtime. Idempotent: a resumed settle may repeat it."""
+    sleep = effects.sleep
+    if sleep is None:
+        return
+    try:
+        timers.cancel(agent.home, SLEEP_TIMER_ID)  # a new Sleep replaces an earlier timed one
+    except UsageError:
+        pass
+    if sleep.until:
+        reason = f" Reason: {sleep.reason}" if sleep.reason else ""
+        timers.create(agent.home, at=clock.parse_iso(sleep.until).timestamp(), timer_id=SLEEP_TIMER_ID,
+                      text=f"Sleep of {sleep.duration_ms} ms ended.{reason}", source="sleep")
+
+
+def _terminal(agent: Agent, ts: TurnState, kind: str) -> None:
     duration = int((time.monotonic() - ts.started) * 1000)
-    agent.transcript("turn_terminal", turn_id=ts.turn_id, message_id=ts.message["id"], kind=kind,
-                     duration_ms=duration, rounds=len(ts.rounds), token_usage=ts.usage.model_dump())
-    agent.event("turn_terminal", turn_id=ts.turn_id, message_id=ts.message["id"], kind=kind,
-                duration_ms=duration, rounds=len(ts.rounds), token_usage=ts.usage.model_dump())
+    for record in (agent.transcript, agent.event):
+        record("turn_terminal", turn_id=ts.turn_id, message_id=ts.message.id, kind=kind, duration_ms=duration,
+               rounds=len(ts.rounds), token_usage=ts.usage.model_dump())
 
 
-def _commit_state(agent: Agent, ts: "TurnState", outcome: str, effects: dict[str, Any]) -> None:
-    from holon.runtime.turn import closure as lifecycle
-
-    def apply(s: Any) -> None:
-        s.inflight.pop(ts.message["id"], None)
+def _commit_state(agent: Agent, ts: TurnState, outcome: str, turn: TurnOutcome | None) -> None:
+    def apply(s: AgentState) -> None:
+        s.inflight.pop(ts.message.id, None)
         if s.last_settled_turn_id == ts.turn_id:
             return
         s.last_settled_turn_id = ts.turn_id
@@ -102,18 +114,15 @@ def _commit_state(agent: Agent, ts: "TurnState", outcome: str, effects: dict[str
         s.last_turn = TurnTerminalRecord(turn_index=s.turn_index, completed_at=clock.now_iso(),
                                          duration_ms=int((time.monotonic() - ts.started) * 1000),
                                          kind="completed" if outcome == "completed" else "aborted",
-                                         last_assistant_message=_final_text(ts), message_id=ts.message["id"])
-        lifecycle.apply_closure(s, ts, outcome, effects)
+                                         last_assistant_message=ts.final_text, message_id=ts.message.id)
+        apply_closure(s, ts, outcome, turn)
     agent.update_state(apply)
 
 
-def _result(agent: Agent, ts: "TurnState", status: str, text: str, artifact: dict[str, Any] | None,
-            effects: dict[str, Any]) -> "TurnResult":
-    from holon.runtime.turn.loop import TurnResult
-
+def _result(agent: Agent, ts: TurnState, status: str, text: str, artifact: dict[str, Any] | None) -> TurnResult:
     timeline = ts.timelines[-1] if ts.timelines else None
-    result = TurnResult(agent_id=agent.id, message_id=ts.message["id"], turn_id=ts.turn_id, status=status,
+    result = TurnResult(agent_id=agent.id, message_id=ts.message.id, turn_id=ts.turn_id, status=status,
                         final_text=text, token_usage=ts.usage.model_dump(), provider_attempt_timeline=timeline,
                         failure_artifact=artifact, brief=ts.brief, rounds=len(ts.rounds))
-    result.extra["raw_final_text"] = _final_text(ts)
+    result.extra["raw_final_text"] = ts.final_text
     return result

@@ -1,0 +1,90 @@
+"""Token budgets and the model an agent runs: checked before every provider request.
+
+Budgets come from `.holon/budget.json` (set by `holon model budget`), else from
+`budget` in agent.json. The daily budget counts UTC days.
+"""
+
+from __future__ import annotations
+
+from holon import clock, config
+from holon.agent.handle import Agent
+from holon.model.conversation import ProviderFailure, TokenUsage
+from holon.store.atomic import read_json, write_json
+
+BUDGET_KEYS = ("daily_tokens", "turn_tokens")
+
+
+def effective_model(agent: Agent, override: str | None = None) -> tuple[str | None, str]:
+    """(model ref, source): --model, then the agent's override, then the runtime default."""
+    if override:
+        return override, "invocation"
+    state = agent.state()
+    if state.model_override:
+        return state.model_override, "agent_override"
+    return config.default_model(), "runtime_default"
+
+
+def model_state(agent: Agent) -> dict[str, object]:
+    """The `model` part of the status document."""
+    default = config.default_model()
+    override = agent.state().model_override
+    return {"source": "agent_override" if override else "runtime_default", "runtime_default_model": default,
+            "effective_model": override or default, "effective_fallback_models": config.fallback_models(),
+            "override_model": override}
+
+
+def limits(agent: Agent) -> dict[str, int]:
+    data = read_json(agent.home.budget_json, {}) or {}
+    ident = agent.identity().get("budget") or {}
+    out = {}
+    for key in BUDGET_KEYS:
+        value = data.get(key, ident.get(key))
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int) and value > 0:
+            out[key] = value
+    return out
+
+
+def today() -> str:
+    return clock.now_iso()[:10]
+
+
+def check(agent: Agent, turn_usage: TokenUsage) -> None:
+    """Refuse the next provider request when a token budget is spent (raises ProviderFailure)."""
+    spend = limits(agent)
+    if not spend:
+        return
+    turn_total = turn_usage.total_tokens
+    if "turn_tokens" in spend and turn_total >= spend["turn_tokens"]:
+        raise ProviderFailure("budget_exhausted", f"turn token budget spent ({turn_total} of "
+                              f"{spend['turn_tokens']} tokens)", category="runtime",
+                              diagnostics={"budget": "turn_tokens"})
+    if "daily_tokens" in spend:
+        used = int(agent.state().token_usage_by_day.get(today(), 0)) + turn_total
+        if used >= spend["daily_tokens"]:
+            raise ProviderFailure("budget_exhausted", f"daily token budget spent ({used} of "
+                                  f"{spend['daily_tokens']} tokens today, UTC); it renews at 00:00 UTC",
+                                  category="runtime", diagnostics={"budget": "daily_tokens"})
+
+
+def set_override(agent: Agent, model_ref: str | None) -> None:
+    """Override the agent's model for future turns (None clears it: back to the runtime default)."""
+    agent.update_state(lambda s: setattr(s, "model_override", model_ref))
+    if model_ref is None:
+        agent.event("model_override_cleared")
+    else:
+        agent.event("model_override_set", model_ref=model_ref)
+
+
+def set_limits(agent: Agent, **given: int | None) -> None:
+    """Set the budgets named in `given`; 0 removes a limit, None leaves it as it is."""
+    changed = {k: v for k, v in given.items() if k in BUDGET_KEYS and v is not None}
+    if not changed:
+        return
+    with agent.state_lock():
+        data = read_json(agent.home.budget_json, {}) or {}
+        data.update(changed)
+        data = {k: v for k, v in data.items() if k in BUDGET_KEYS and v}
+        write_json(agent.home.budget_json, {"schema_version": 1, **data})
+    agent.event("budget_set", **changed)
