@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import run
+sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))  # shared helpers: tests/support/*.py
+
+from helpers import run  # noqa: E402
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from holon.home.layout import Home
 from holon.procs import alive
-from holon.tasks import results, store
+from holon.tasks import store
 
 POLL_S = 0.1
 LINGER_S = 0.5  # after the command ended, how long background children may keep output open
@@ -106,6 +106,8 @@ def _forward(fifo_fd: int, stdin_fd: int | None) -> None:
 
 
 def _finish(home: Home, tdir: Path, record: dict) -> None:
+    from holon.tasks import results  # admission and pydantic: loaded only when the task ends (fast start)
+
     exit_status = store.read_exit_status(tdir)
     if (tdir / "stop_requested").exists():
         results.finish(home, record, "cancelled", exit_status=exit_status)

@@ -43,7 +43,7 @@ def test_prompt_runs_a_turn_with_a_tool_error_and_a_brief(agent, script):
 def test_invalid_arguments_come_back_as_tool_error(agent, script):
     model = script({"tool_calls": [{"name": "AppendLine", "arguments": {"nope": 1}}]}, {"text": "ok"})
     env = subprocess_env(HOLON_TOOL_PLUGINS="plugins.sidefx:AppendLine",
-                         PYTHONPATH=f"{REPO}:{REPO / 'tests'}")
+                         PYTHONPATH=f"{REPO}:{REPO / 'tests' / 'support'}")
     r = run("prompt", "a", "x", "--model", model, env=env)
     assert r.returncode == 0, r.stderr
     res = [json.loads(x) for x in run("transcript", "a", "--jsonl", env=env).stdout.splitlines()
@@ -57,7 +57,7 @@ def test_truncated_mutation_call_is_not_run(agent, script, tmp_path):
     model = script({"tool_calls": [{"name": "AppendLine", "arguments": {"line": "cut"}}],
                     "stop_reason": "max_output_tokens"}, {"text": "ok"})
     env = subprocess_env(HOLON_TOOL_PLUGINS="plugins.sidefx:AppendLine", SIDEFX_FILE=str(fx),
-                         PYTHONPATH=f"{REPO}:{REPO / 'tests'}")
+                         PYTHONPATH=f"{REPO}:{REPO / 'tests' / 'support'}")
     assert run("prompt", "a", "x", "--model", model, env=env).returncode == 0
     assert not fx.exists()
     line = next(x for x in run("transcript", "a", "--jsonl", env=env).stdout.splitlines() if '"tool_result"' in x)
@@ -158,7 +158,7 @@ def test_second_tick_exits_at_once_while_first_holds_the_lock(agent, script, tmp
     model = script({"tool_calls": [{"name": "AppendLine", "arguments": {"line": "slow", "sleep_ms": 1500}}]},
                    {"text": "done"})
     env = subprocess_env(HOLON_TOOL_PLUGINS="plugins.sidefx:AppendLine", SIDEFX_FILE=str(fx),
-                         PYTHONPATH=f"{REPO}:{REPO / 'tests'}", HOLON_MODEL=model)
+                         PYTHONPATH=f"{REPO}:{REPO / 'tests' / 'support'}", HOLON_MODEL=model)
     assert run("prompt", "a", "x", "--no-wait", env=env).returncode == 0
     first = subprocess.Popen([*holon_cmd(), "tick", "a"], env=env)
     deadline = time.time() + 10

@@ -4,7 +4,7 @@ import os
 import re
 from pathlib import Path
 
-GOLDEN = Path(__file__).resolve().parent.parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[2] / "golden"
 
 
 def check_golden(relative: str, actual: str) -> None:

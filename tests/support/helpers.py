@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def holon_cmd() -> list[str]:
@@ -35,7 +35,7 @@ def run(*args: str, input: str | bytes | None = None, env: dict[str, str] | None
     return proc
 
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 
 
 def holon(*args: str, check: bool = True, input: str | None = None, timeout: float = 60):

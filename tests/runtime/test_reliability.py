@@ -80,7 +80,7 @@ def test_sigkilled_ticks_recover_without_loss_or_double_effects(agent, script, t
         else:
             rounds.append({"text": f"finished {i}"})
     env = subprocess_env(HOLON_MODEL=script(*rounds), HOLON_TOOL_PLUGINS="plugins.sidefx:AppendLine",
-                         SIDEFX_FILE=str(fx), PYTHONPATH=f"{REPO}:{REPO / 'tests'}", HOLON_DELIVERY_LIMIT="6")
+                         SIDEFX_FILE=str(fx), PYTHONPATH=f"{REPO}:{REPO / 'tests' / 'support'}", HOLON_DELIVERY_LIMIT="6")
     killed = 0
     for i in range(50):
         assert run("prompt", "a", f"job {i}", "--no-wait", env=env).returncode == 0
@@ -168,7 +168,7 @@ def test_malformed_envelope_in_queue_is_set_aside(agent, script):
 def test_poison_message_is_dead_lettered(agent, script):
     """A message whose turn kills the tick every time is set aside after the delivery limit."""
     env = subprocess_env(HOLON_MODEL=script(*[{"tool_calls": [{"name": "Crash", "arguments": {}}]}] * 10),
-                         HOLON_TOOL_PLUGINS="plugins.sidefx:Crash", PYTHONPATH=f"{REPO}:{REPO / 'tests'}")
+                         HOLON_TOOL_PLUGINS="plugins.sidefx:Crash", PYTHONPATH=f"{REPO}:{REPO / 'tests' / 'support'}")
     assert run("prompt", "a", "poison", "--no-wait", env=env).returncode == 0
     name = os.listdir(agent.queue.new)[0]
     codes = [run("tick", "a", env=env).returncode for _ in range(4)]

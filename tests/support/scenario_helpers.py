@@ -10,7 +10,7 @@ import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 GOLDEN = REPO / "golden" / "scenarios"
 T0 = 1_800_000_000.0  # a pinned HOLON_NOW
 
