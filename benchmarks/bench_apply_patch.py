@@ -35,10 +35,19 @@ def build(work: Path) -> tuple[bytes, bytes, str]:
         after[i] = f"line {i}: value = changed({k})\n"
     (work / "before.txt").write_text("".join(before))
     (work / "after.txt").write_text("".join(after))
-    diff = subprocess.run(["git", "diff", "--no-index", "--no-color", "before.txt", "after.txt"], cwd=work,
-                          capture_output=True, text=True, check=False).stdout
-    body = diff[diff.index("\n@@") + 1:]
-    return "".join(before).encode(), "".join(after).encode(), "--- a/big.txt\n+++ b/big.txt\n" + body
+    diff = subprocess.run(
+        ["git", "diff", "--no-index", "--no-color", "before.txt", "after.txt"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    body = diff[diff.index("\n@@") + 1 :]
+    return (
+        "".join(before).encode(),
+        "".join(after).encode(),
+        "--- a/big.txt\n+++ b/big.txt\n" + body,
+    )
 
 
 def best_of(runs: int, reset, action) -> float:
@@ -58,7 +67,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         before, after, patch = build(work)
-        drifted = re.sub(r"^@@ -(\d+)", lambda m: f"@@ -{int(m[1]) + 40}", patch, flags=re.MULTILINE)
+        drifted = re.sub(
+            r"^@@ -(\d+)", lambda m: f"@@ -{int(m[1]) + 40}", patch, flags=re.MULTILINE
+        )
         (work / "patch.diff").write_text(patch)
         target = work / "big.txt"
         ctx = ToolContext(agent=Agent(Home(work, "bench")), execution_root=work, cwd=work)
@@ -67,6 +78,7 @@ def main() -> int:
             def run() -> None:
                 outcome = call(ctx, "ApplyPatch", {"patch": text})
                 assert outcome.envelope["status"] == "success", outcome.rendered
+
             return run
 
         def git_apply() -> None:
@@ -76,15 +88,20 @@ def main() -> int:
             target.write_bytes(before)
 
         results = {}
-        for name, action in (("ApplyPatch", holon(patch)), ("ApplyPatch, hints off by 40", holon(drifted)),
-                             ("git apply", git_apply)):
+        for name, action in (
+            ("ApplyPatch", holon(patch)),
+            ("ApplyPatch, hints off by 40", holon(drifted)),
+            ("git apply", git_apply),
+        ):
             results[name] = best_of(runs, reset, action)
             assert target.read_bytes() == after, f"{name} produced the wrong file"
     ratio = results["ApplyPatch"] / results["git apply"]
     print(f"{LINES} lines, {HUNKS} hunks, best of {runs}:")
     for name, seconds in results.items():
         print(f"  {name:<28} {seconds * 1000:8.2f} ms")
-    print(f"  ratio ApplyPatch / git apply: {ratio:.2f}x (target <= {TARGET:.0f}x: {'met' if ratio <= TARGET else 'MISSED'})")
+    print(
+        f"  ratio ApplyPatch / git apply: {ratio:.2f}x (target <= {TARGET:.0f}x: {'met' if ratio <= TARGET else 'MISSED'})"
+    )
     return 0
 
 

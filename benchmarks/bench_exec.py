@@ -32,17 +32,25 @@ def main(n: int = 30) -> int:
     raw = best(lambda: subprocess.run(["sh", "-c", "true"]), n)
     results = {}
     for login in (False, True):
-        env = registry.call(ctx, "ExecCommand", {"cmd": "true", "login": login}).envelope  # warm imports
+        env = registry.call(
+            ctx, "ExecCommand", {"cmd": "true", "login": login}
+        ).envelope  # warm imports
         assert env["result"]["exit_status"] == 0
-        results[login] = best(lambda: registry.call(ctx, "ExecCommand", {"cmd": "true", "login": login}), n)
+        results[login] = best(
+            lambda: registry.call(ctx, "ExecCommand", {"cmd": "true", "login": login}), n
+        )
     raw_login = best(lambda: subprocess.run(["bash", "-lc", "true"]), n)
     target = 2 * raw + 15
     print(f"raw subprocess.run(['sh','-c','true'])  best of {n}: {raw:.2f} ms")
-    print(f"ExecCommand true (login=false)           best of {n}: {results[False]:.2f} ms "
-          f"ratio {results[False] / raw:.2f}x; target <= {target:.2f} ms: {'OK' if results[False] <= target else 'MISS'}")
+    print(
+        f"ExecCommand true (login=false)           best of {n}: {results[False]:.2f} ms "
+        f"ratio {results[False] / raw:.2f}x; target <= {target:.2f} ms: {'OK' if results[False] <= target else 'MISS'}"
+    )
     print(f"raw subprocess.run(['bash','-lc','true']) best of {n}: {raw_login:.2f} ms")
-    print(f"ExecCommand true (login=true, default)  best of {n}: {results[True]:.2f} ms "
-          f"(login shell startup dominates; vs bash -lc: +{results[True] - raw_login:.2f} ms)")
+    print(
+        f"ExecCommand true (login=true, default)  best of {n}: {results[True]:.2f} ms "
+        f"(login shell startup dominates; vs bash -lc: +{results[True] - raw_login:.2f} ms)"
+    )
     return 0 if results[False] <= target else 1
 
 

@@ -33,7 +33,9 @@ def timed(cmd: list[str], env: dict, n: int) -> float:
     samples = []
     for _ in range(n):
         t0 = time.perf_counter()
-        subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(
+            cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+        )
         samples.append(time.perf_counter() - t0)
     return statistics.median(samples)
 
@@ -41,14 +43,29 @@ def timed(cmd: list[str], env: dict, n: int) -> float:
 def report(name: str, value: float, base: float, target: float) -> None:
     ratio = value / base
     verdict = "ok" if ratio <= target else "OVER TARGET"
-    print(f"{name:<44} {value * 1000:8.1f} ms  vs {base * 1000:8.1f} ms  ratio {ratio:5.2f}x"
-          f"  (target <= {target}x: {verdict})", flush=True)
+    print(
+        f"{name:<44} {value * 1000:8.1f} ms  vs {base * 1000:8.1f} ms  ratio {ratio:5.2f}x"
+        f"  (target <= {target}x: {verdict})",
+        flush=True,
+    )
 
 
 def write_ledger(path: Path, n: int) -> None:
-    line = json.dumps({"schema_version": 1, "id": "tr_0000000000000000", "agent_id": "bench",
-                       "created_at": "2026-01-01T00:00:00.000Z", "kind": "note", "turn_id": None,
-                       "message_id": None, "data": {"text": "x" * 40}}) + "\n"
+    line = (
+        json.dumps(
+            {
+                "schema_version": 1,
+                "id": "tr_0000000000000000",
+                "agent_id": "bench",
+                "created_at": "2026-01-01T00:00:00.000Z",
+                "kind": "note",
+                "turn_id": None,
+                "message_id": None,
+                "data": {"text": "x" * 40},
+            }
+        )
+        + "\n"
+    )
     chunk = line * 10_000
     with open(path, "w") as fh:
         for _ in range(n // 10_000):
@@ -93,8 +110,11 @@ def main() -> int:
         shutil.rmtree(tmp, ignore_errors=True)
     for extra in sorted(Path(__file__).parent.glob("bench_*.py")):
         print(f"\n== {extra.name}", flush=True)
-        subprocess.run([sys.executable, str(extra), *(["--quick"] if quick else [])], check=False,
-                       env=dict(os.environ, PYTHONPATH=str(REPO)))
+        subprocess.run(
+            [sys.executable, str(extra), *(["--quick"] if quick else [])],
+            check=False,
+            env=dict(os.environ, PYTHONPATH=str(REPO)),
+        )
     return 0
 
 
@@ -114,7 +134,9 @@ def round_overhead(tmp: Path, small, big, n: int) -> None:
             tick(home, model=f"scripted/{script}")
             samples.append(time.perf_counter() - t0)
         results[home.agent_id] = statistics.median(samples[1:])
-    print(f"{'per-turn runtime overhead (1 scripted round)':<44} {results['small'] * 1000:8.1f} ms (1k entries)")
+    print(
+        f"{'per-turn runtime overhead (1 scripted round)':<44} {results['small'] * 1000:8.1f} ms (1k entries)"
+    )
     report("per-turn overhead 1M vs 1k transcript", results["big"], results["small"], 1.2)
 
 

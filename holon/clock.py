@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 def now_ts() -> float:
@@ -18,11 +18,11 @@ def now_ts() -> float:
 
 
 def now() -> datetime:
-    return datetime.fromtimestamp(now_ts(), tz=timezone.utc)
+    return datetime.fromtimestamp(now_ts(), tz=UTC)
 
 
 def iso(ts: float | None = None) -> str:
-    dt = now() if ts is None else datetime.fromtimestamp(ts, tz=timezone.utc)
+    dt = now() if ts is None else datetime.fromtimestamp(ts, tz=UTC)
     return dt.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
@@ -32,4 +32,4 @@ def now_iso() -> str:
 
 def parse_iso(text: str) -> datetime:
     dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)

@@ -26,8 +26,11 @@ def load() -> dict[str, Any]:
     try:
         _cache = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path} is not valid TOML: {exc}", kind="invalid_config",
-                         hint=f"fix the syntax of {path}") from None
+        raise UsageError(
+            f"{path} is not valid TOML: {exc}",
+            kind="invalid_config",
+            hint=f"fix the syntax of {path}",
+        ) from None
     return _cache
 
 
@@ -51,8 +54,11 @@ def env_int(name: str, dotted: str | None, default: int) -> int:
         try:
             return int(raw)
         except ValueError:
-            raise UsageError(f"{name} must be an integer, got {raw!r}", kind="invalid_config",
-                             hint=f"unset {name} or set it to a whole number") from None
+            raise UsageError(
+                f"{name} must be an integer, got {raw!r}",
+                kind="invalid_config",
+                hint=f"unset {name} or set it to a whole number",
+            ) from None
     if dotted is not None:
         value = get(dotted)
         if isinstance(value, int):

@@ -21,8 +21,14 @@ class HolonError(Exception):
     kind = "error"
     exit_code = 1
 
-    def __init__(self, message: str, *, kind: str | None = None, hint: str | None = None,
-                 exit_code: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str | None = None,
+        hint: str | None = None,
+        exit_code: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         if kind is not None:

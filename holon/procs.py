@@ -18,7 +18,7 @@ def alive(pid: int | None) -> bool:
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
             stat = fh.read()
-        return stat[stat.rfind(b")") + 2: stat.rfind(b")") + 3] != b"Z"
+        return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] != b"Z"
     except OSError:
         return True
 
@@ -38,7 +38,7 @@ def group_members(pgid: int) -> list[int]:
                 stat = fh.read()
         except OSError:
             continue
-        rest = stat[stat.rfind(b")") + 2:].split()
+        rest = stat[stat.rfind(b")") + 2 :].split()
         if int(rest[2]) == pgid and rest[0] != b"Z":
             members.append(int(name))
     return members

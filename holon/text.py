@@ -20,7 +20,7 @@ def head_tail(text: str, budget_chars: int) -> tuple[str, bool]:
         used += len(line)
     tail: list[str] = []
     used = 0
-    for line in reversed(lines[len(head):]):
+    for line in reversed(lines[len(head) :]):
         if used + len(line) > half:
             break
         tail.append(line)
@@ -28,7 +28,9 @@ def head_tail(text: str, budget_chars: int) -> tuple[str, bool]:
     tail.reverse()
     if not head and not tail:  # one enormous line: cut by characters
         head_text, tail_text = text[:half], text[-half:]
-        marker = f"\n...\n[output truncated: showing first {half} and last {half} characters]\n...\n"
+        marker = (
+            f"\n...\n[output truncated: showing first {half} and last {half} characters]\n...\n"
+        )
         return head_text + marker + tail_text, True
     body_head = "".join(head)
     if body_head and not body_head.endswith("\n"):

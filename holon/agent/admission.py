@@ -33,38 +33,111 @@ ENQUEUE_KINDS = ("channel_event", "webhook_event", "timer_tick", "system_tick")
 EXTERNAL_INGRESS = {"cli_prompt", "run_once", "enqueue", "trigger"}
 
 _TRIGGER_KIND = {
-    "operator_prompt": "operator_input", "channel_event": "external_event", "webhook_event": "external_event",
-    "callback_event": "external_event", "timer_tick": "timer_fire", "system_tick": "system_tick",
-    "task_result": "task_result", "task_status": "task_status", "control": "control",
-    "brief_ack": "brief", "brief_result": "brief", "internal_followup": "internal_followup",
+    "operator_prompt": "operator_input",
+    "channel_event": "external_event",
+    "webhook_event": "external_event",
+    "callback_event": "external_event",
+    "timer_tick": "timer_fire",
+    "system_tick": "system_tick",
+    "task_result": "task_result",
+    "task_status": "task_status",
+    "control": "control",
+    "brief_ack": "brief",
+    "brief_result": "brief",
+    "internal_followup": "internal_followup",
 }
 
 _PROFILES: dict[tuple[str, str], tuple[str, str, str, str]] = {
-    ("cli_prompt", "operator_prompt"): ("trusted_operator", "operator_instruction", "cli_prompt", "local_process"),
-    ("run_once", "operator_prompt"): ("trusted_operator", "operator_instruction", "run_once", "local_process"),
-    ("enqueue", "channel_event"): ("untrusted_external", "external_evidence", "http_public_enqueue", "local_process"),
-    ("enqueue", "webhook_event"): ("trusted_integration", "integration_signal", "http_webhook", "local_process"),
-    ("enqueue", "timer_tick"): ("trusted_system", "runtime_instruction", "timer_scheduler", "local_process"),
-    ("enqueue", "system_tick"): ("trusted_system", "runtime_instruction", "runtime_system", "local_process"),
-    ("trigger", "system_tick"): ("trusted_integration", "integration_signal", "http_callback_wake",
-                                 "external_trigger_capability"),
-    ("timer", "timer_tick"): ("trusted_system", "runtime_instruction", "timer_scheduler", "runtime_owned"),
-    ("runtime", "system_tick"): ("trusted_system", "runtime_instruction", "runtime_system", "runtime_owned"),
-    ("task", "task_result"): ("trusted_system", "runtime_instruction", "task_rejoin", "runtime_owned"),
-    ("task", "task_status"): ("trusted_system", "runtime_instruction", "task_rejoin", "runtime_owned"),
-    ("followup", "internal_followup"): ("trusted_system", "runtime_instruction", "runtime_system", "runtime_owned"),
+    ("cli_prompt", "operator_prompt"): (
+        "trusted_operator",
+        "operator_instruction",
+        "cli_prompt",
+        "local_process",
+    ),
+    ("run_once", "operator_prompt"): (
+        "trusted_operator",
+        "operator_instruction",
+        "run_once",
+        "local_process",
+    ),
+    ("enqueue", "channel_event"): (
+        "untrusted_external",
+        "external_evidence",
+        "http_public_enqueue",
+        "local_process",
+    ),
+    ("enqueue", "webhook_event"): (
+        "trusted_integration",
+        "integration_signal",
+        "http_webhook",
+        "local_process",
+    ),
+    ("enqueue", "timer_tick"): (
+        "trusted_system",
+        "runtime_instruction",
+        "timer_scheduler",
+        "local_process",
+    ),
+    ("enqueue", "system_tick"): (
+        "trusted_system",
+        "runtime_instruction",
+        "runtime_system",
+        "local_process",
+    ),
+    ("trigger", "system_tick"): (
+        "trusted_integration",
+        "integration_signal",
+        "http_callback_wake",
+        "external_trigger_capability",
+    ),
+    ("timer", "timer_tick"): (
+        "trusted_system",
+        "runtime_instruction",
+        "timer_scheduler",
+        "runtime_owned",
+    ),
+    ("runtime", "system_tick"): (
+        "trusted_system",
+        "runtime_instruction",
+        "runtime_system",
+        "runtime_owned",
+    ),
+    ("task", "task_result"): (
+        "trusted_system",
+        "runtime_instruction",
+        "task_rejoin",
+        "runtime_owned",
+    ),
+    ("task", "task_status"): (
+        "trusted_system",
+        "runtime_instruction",
+        "task_rejoin",
+        "runtime_owned",
+    ),
+    ("followup", "internal_followup"): (
+        "trusted_system",
+        "runtime_instruction",
+        "runtime_system",
+        "runtime_owned",
+    ),
 }
 
 
 def max_body_bytes() -> int:
-    return config.env_int("HOLON_MAX_MESSAGE_BYTES", "runtime.max_message_bytes", DEFAULT_MAX_BODY_BYTES)
+    return config.env_int(
+        "HOLON_MAX_MESSAGE_BYTES", "runtime.max_message_bytes", DEFAULT_MAX_BODY_BYTES
+    )
 
 
 def _origin(ingress: str, kind: str, source: str | None, extra: dict[str, Any]) -> dict[str, Any]:
     if ingress in ("cli_prompt", "run_once"):
         return {"kind": "operator", "actor_id": source}
     if kind == "channel_event":
-        return {"kind": "channel", "channel_id": source or "cli", "sender_id": extra.get("sender_id")}
+        return {
+            "kind": "channel",
+            "channel_id": source or "cli",
+            "sender_id": extra.get("sender_id"),
+        }
     if kind == "webhook_event":
         return {"kind": "webhook", "source": source or "cli", "event_type": extra.get("event_type")}
     if ingress == "trigger":
@@ -73,28 +146,48 @@ def _origin(ingress: str, kind: str, source: str | None, extra: dict[str, Any]) 
         return {"kind": "timer", "timer_id": source or "external"}
     if kind in ("task_result", "task_status"):
         return {"kind": "task", "task_id": extra["task_id"]}
-    return {"kind": "system", "subsystem": source or ("followup" if ingress == "followup" else "runtime")}
+    return {
+        "kind": "system",
+        "subsystem": source or ("followup" if ingress == "followup" else "runtime"),
+    }
 
 
 def check_body(body: dict[str, Any]) -> None:
     size = len(json.dumps(body, ensure_ascii=False).encode("utf-8"))
     if size > max_body_bytes():
-        raise InvalidInput(f"message body is {size} bytes, more than the limit of {max_body_bytes()}",
-                           kind="oversize_body", hint="send a shorter body, or write the payload to a file "
-                           "and send its path (limit: runtime.max_message_bytes)")
+        raise InvalidInput(
+            f"message body is {size} bytes, more than the limit of {max_body_bytes()}",
+            kind="oversize_body",
+            hint="send a shorter body, or write the payload to a file "
+            "and send its path (limit: runtime.max_message_bytes)",
+        )
 
 
-def admit(home: Home, ingress: str, kind: str, body: dict[str, Any], *, source: str | None = None,
-          priority: str = "normal", metadata: dict[str, Any] | None = None,
-          correlation_id: str | None = None, causation_id: str | None = None,
-          work_item_id: str | None = None, task_id: str | None = None,
-          source_refs: dict[str, str] | None = None, **extra: Any) -> dict[str, Any]:
+def admit(
+    home: Home,
+    ingress: str,
+    kind: str,
+    body: dict[str, Any],
+    *,
+    source: str | None = None,
+    priority: str = "normal",
+    metadata: dict[str, Any] | None = None,
+    correlation_id: str | None = None,
+    causation_id: str | None = None,
+    work_item_id: str | None = None,
+    task_id: str | None = None,
+    source_refs: dict[str, str] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
     """Validate, derive provenance, log, and queue one message. Returns the admitted envelope."""
     profile = _PROFILES.get((ingress, kind))
     if profile is None:
         valid = ", ".join(k for (i, k) in _PROFILES if i == ingress) or "none"
-        raise UsageError(f"kind {kind!r} cannot be admitted through {ingress}", kind="invalid_message_kind",
-                         hint=f"valid kinds here: {valid}")
+        raise UsageError(
+            f"kind {kind!r} cannot be admitted through {ingress}",
+            kind="invalid_message_kind",
+            hint=f"valid kinds here: {valid}",
+        )
     if ingress in EXTERNAL_INGRESS:
         check_runnable(home)
     check_body(body)
@@ -104,32 +197,61 @@ def admit(home: Home, ingress: str, kind: str, body: dict[str, Any], *, source: 
         refs.setdefault("task_id", task_id)
     try:
         env = MessageEnvelope(
-            id=new_id("msg"), agent_id=home.agent_id, created_at=clock.now_iso(), kind=kind,
-            origin=_origin(ingress, kind, source, {**extra, "task_id": task_id}), trust=trust,
-            authority_class=authority, priority=priority, trigger_kind=_TRIGGER_KIND[kind],
-            work_item_id=work_item_id, task_id=task_id, source_refs=refs, body=body, metadata=metadata,
-            delivery_surface=surface, admission_context=context, correlation_id=correlation_id,
-            causation_id=causation_id)
+            id=new_id("msg"),
+            agent_id=home.agent_id,
+            created_at=clock.now_iso(),
+            kind=kind,
+            origin=_origin(ingress, kind, source, {**extra, "task_id": task_id}),
+            trust=trust,
+            authority_class=authority,
+            priority=priority,
+            trigger_kind=_TRIGGER_KIND[kind],
+            work_item_id=work_item_id,
+            task_id=task_id,
+            source_refs=refs,
+            body=body,
+            metadata=metadata,
+            delivery_surface=surface,
+            admission_context=context,
+            correlation_id=correlation_id,
+            causation_id=causation_id,
+        )
     except ValueError as exc:
-        raise InvalidInput(f"malformed message: {exc}".splitlines()[0], kind="invalid_message",
-                           hint="check the message body and priority") from None
+        raise InvalidInput(
+            f"malformed message: {exc}".splitlines()[0],
+            kind="invalid_message",
+            hint="check the message body and priority",
+        ) from None
     record = env.model_dump(mode="json")
     agent = Agent(home)
     with agent.state_lock():
         jsonl.append(home.messages, record)
     home.queue.put(record, priority)
-    agent.event("message_admitted", message_id=env.id, message_kind=kind, origin=record["origin"],
-                trust=trust, authority_class=authority, priority=priority, delivery_surface=surface,
-                admission_context=context, task_id=task_id, work_item_id=work_item_id)
+    agent.event(
+        "message_admitted",
+        message_id=env.id,
+        message_kind=kind,
+        origin=record["origin"],
+        trust=trust,
+        authority_class=authority,
+        priority=priority,
+        delivery_surface=surface,
+        admission_context=context,
+        task_id=task_id,
+        work_item_id=work_item_id,
+    )
     return record
 
 
 def check_runnable(home: Home) -> None:
     state = read_json(home.state_json, {}) or {}
     if state.get("status") == "stopped":
-        raise NotRunnable(f"agent {home.agent_id} is stopped and does not accept new messages",
-                          kind="agent_stopped", hint=f"run `holon resume {home.agent_id}` first; "
-                          "`holon wake` does not cross the stopped boundary")
+        raise NotRunnable(
+            f"agent {home.agent_id} is stopped and does not accept new messages",
+            kind="agent_stopped",
+            hint=f"run `holon resume {home.agent_id}` first; "
+            "`holon wake` does not cross the stopped boundary",
+        )
 
 
 def text_body(text: str) -> dict[str, Any]:

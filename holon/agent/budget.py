@@ -28,9 +28,13 @@ def model_state(agent: Agent) -> dict[str, object]:
     """The `model` part of the status document."""
     default = config.default_model()
     override = agent.state().model_override
-    return {"source": "agent_override" if override else "runtime_default", "runtime_default_model": default,
-            "effective_model": override or default, "effective_fallback_models": config.fallback_models(),
-            "override_model": override}
+    return {
+        "source": "agent_override" if override else "runtime_default",
+        "runtime_default_model": default,
+        "effective_model": override or default,
+        "effective_fallback_models": config.fallback_models(),
+        "override_model": override,
+    }
 
 
 def limits(agent: Agent) -> dict[str, int]:
@@ -57,15 +61,22 @@ def check(agent: Agent, turn_usage: TokenUsage) -> None:
         return
     turn_total = turn_usage.total_tokens
     if "turn_tokens" in spend and turn_total >= spend["turn_tokens"]:
-        raise ProviderFailure("budget_exhausted", f"turn token budget spent ({turn_total} of "
-                              f"{spend['turn_tokens']} tokens)", category="runtime",
-                              diagnostics={"budget": "turn_tokens"})
+        raise ProviderFailure(
+            "budget_exhausted",
+            f"turn token budget spent ({turn_total} of {spend['turn_tokens']} tokens)",
+            category="runtime",
+            diagnostics={"budget": "turn_tokens"},
+        )
     if "daily_tokens" in spend:
         used = int(agent.state().token_usage_by_day.get(today(), 0)) + turn_total
         if used >= spend["daily_tokens"]:
-            raise ProviderFailure("budget_exhausted", f"daily token budget spent ({used} of "
-                                  f"{spend['daily_tokens']} tokens today, UTC); it renews at 00:00 UTC",
-                                  category="runtime", diagnostics={"budget": "daily_tokens"})
+            raise ProviderFailure(
+                "budget_exhausted",
+                f"daily token budget spent ({used} of "
+                f"{spend['daily_tokens']} tokens today, UTC); it renews at 00:00 UTC",
+                category="runtime",
+                diagnostics={"budget": "daily_tokens"},
+            )
 
 
 def set_override(agent: Agent, model_ref: str | None) -> None:

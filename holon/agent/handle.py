@@ -45,7 +45,9 @@ class Agent:
         self._lock = FileLock(home.state_lock)
         self._state: AgentState | None = None
         self._state_key: tuple[int, int, int, int] | None = None
-        self._events_end: tuple[int, int] | None = None  # (size of events.jsonl, its last event_seq)
+        self._events_end: tuple[int, int] | None = (
+            None  # (size of events.jsonl, its last event_seq)
+        )
 
     def __repr__(self) -> str:
         return f"Agent({self.id!r}, {str(self.home.root)!r})"
@@ -103,16 +105,37 @@ class Agent:
     def event(self, kind: str, /, **data: Any) -> dict[str, Any]:
         with self.state_lock():
             seq = self._next_event_seq()
-            rec = {"schema_version": 1, "id": new_id("evt"), "agent_id": self.id, "event_seq": seq,
-                   "created_at": clock.now_iso(), "kind": kind, "data": data}
+            rec = {
+                "schema_version": 1,
+                "id": new_id("evt"),
+                "agent_id": self.id,
+                "event_seq": seq,
+                "created_at": clock.now_iso(),
+                "kind": kind,
+                "data": data,
+            }
             jsonl.append(self.home.events, rec)
             self._events_end = (os.stat(self.home.events).st_size, seq)
             return rec
 
-    def transcript(self, kind: str, /, *, turn_id: str | None = None, message_id: str | None = None,
-                   **data: Any) -> dict[str, Any]:
-        entry = TranscriptEntry(id=new_id("tr"), agent_id=self.id, created_at=clock.now_iso(), kind=kind,
-                                turn_id=turn_id, message_id=message_id, data=data)
+    def transcript(
+        self,
+        kind: str,
+        /,
+        *,
+        turn_id: str | None = None,
+        message_id: str | None = None,
+        **data: Any,
+    ) -> dict[str, Any]:
+        entry = TranscriptEntry(
+            id=new_id("tr"),
+            agent_id=self.id,
+            created_at=clock.now_iso(),
+            kind=kind,
+            turn_id=turn_id,
+            message_id=message_id,
+            data=data,
+        )
         rec = entry.model_dump(mode="json")
         with self.state_lock():
             jsonl.append(self.home.transcript, rec)
@@ -124,12 +147,28 @@ class Agent:
         except FileNotFoundError:
             return 0
 
-    def brief(self, kind: str, text: str, *, related_message_id: str | None = None,
-              visibility: str = "turn_result", work_item_id: str | None = None,
-              related_task_id: str | None = None, turn_id: str | None = None) -> dict[str, Any]:
-        rec = BriefRecord(id=new_id("brf"), agent_id=self.id, kind=kind, created_at=clock.now_iso(), text=text,
-                          visibility=visibility, work_item_id=work_item_id,
-                          related_message_id=related_message_id, related_task_id=related_task_id)
+    def brief(
+        self,
+        kind: str,
+        text: str,
+        *,
+        related_message_id: str | None = None,
+        visibility: str = "turn_result",
+        work_item_id: str | None = None,
+        related_task_id: str | None = None,
+        turn_id: str | None = None,
+    ) -> dict[str, Any]:
+        rec = BriefRecord(
+            id=new_id("brf"),
+            agent_id=self.id,
+            kind=kind,
+            created_at=clock.now_iso(),
+            text=text,
+            visibility=visibility,
+            work_item_id=work_item_id,
+            related_message_id=related_message_id,
+            related_task_id=related_task_id,
+        )
         data = rec.model_dump(mode="json")
         with self.state_lock():
             jsonl.append(self.home.briefs, data)

@@ -20,11 +20,16 @@ from holon.store.atomic import read_json, write_text
 
 
 def compute(home: Home) -> float | None:
-    candidates = [t for t in (timers.next_fire(home), workitems.next_recheck(home)) if t is not None]
+    candidates = [
+        t for t in (timers.next_fire(home), workitems.next_recheck(home)) if t is not None
+    ]
     state = read_json(home.state_json, {}) or {}
     closure = state.get("closure") or {}
-    if (closure.get("outcome") == "continuable" and state.get("status") == "awake_idle"
-            and not closure.get("activation_message_id")):
+    if (
+        closure.get("outcome") == "continuable"
+        and state.get("status") == "awake_idle"
+        and not closure.get("activation_message_id")
+    ):
         candidates.append(clock.now_ts())
     return min(candidates) if candidates else None
 

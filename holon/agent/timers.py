@@ -25,8 +25,11 @@ def parse_duration(text: str) -> float:
     """`90`, `90s`, `10m`, `1h`, `2d`, `500ms` -> seconds."""
     m = _DURATION.match(text or "")
     if not m or float(m.group(1)) <= 0:
-        raise InvalidInput(f"invalid duration {text!r}", kind="invalid_duration",
-                           hint="use a positive number with a unit: 500ms, 30s, 10m, 1h, 2d, 1w")
+        raise InvalidInput(
+            f"invalid duration {text!r}",
+            kind="invalid_duration",
+            hint="use a positive number with a unit: 500ms, 30s, 10m, 1h, 2d, 1w",
+        )
     return float(m.group(1)) * _UNITS[m.group(2) or "s"]
 
 
@@ -47,8 +50,11 @@ def _zone(name: str):
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
-        raise InvalidInput(f"unknown time zone {name!r}", kind="invalid_timezone",
-                           hint="use an IANA name such as Europe/Berlin or UTC") from None
+        raise InvalidInput(
+            f"unknown time zone {name!r}",
+            kind="invalid_timezone",
+            hint="use an IANA name such as Europe/Berlin or UTC",
+        ) from None
 
 
 def cron_next(expr: str, tz: str, after_ts: float) -> float:
@@ -58,8 +64,11 @@ def cron_next(expr: str, tz: str, after_ts: float) -> float:
     try:
         return float(croniter(expr, start).get_next(float))
     except (ValueError, KeyError) as exc:
-        raise InvalidInput(f"invalid cron expression {expr!r}: {exc}", kind="invalid_cron",
-                           hint='five fields: minute hour day-of-month month day-of-week, e.g. "0 8 * * 1-5"') from None
+        raise InvalidInput(
+            f"invalid cron expression {expr!r}: {exc}",
+            kind="invalid_cron",
+            hint='five fields: minute hour day-of-month month day-of-week, e.g. "0 8 * * 1-5"',
+        ) from None
 
 
 def next_after(timer: dict[str, Any], planned_ts: float) -> float | None:
@@ -75,20 +84,43 @@ def path(home: Home, timer_id: str):
     return home.timers / f"{timer_id}.json"
 
 
-def create(home: Home, *, after: str | None = None, every: str | None = None, cron: str | None = None,
-           at: float | None = None, tz: str | None = None, text: str = "", guard: str | None = None,
-           timer_id: str | None = None, source: str = "operator") -> dict[str, Any]:
+def create(
+    home: Home,
+    *,
+    after: str | None = None,
+    every: str | None = None,
+    cron: str | None = None,
+    at: float | None = None,
+    tz: str | None = None,
+    text: str = "",
+    guard: str | None = None,
+    timer_id: str | None = None,
+    source: str = "operator",
+) -> dict[str, Any]:
     """A new timer file (replacing one of the same id): once `after` a duration or `at` a time, `every`
     interval, or on a `cron` schedule in `tz`."""
     if sum(x is not None for x in (after, every, cron, at)) != 1:
-        raise UsageError("give exactly one of --after, --every or --cron", kind="invalid_timer",
-                         hint='holon timer create AGENT --after 10m | --every 1h | --cron "0 8 * * 1-5"')
+        raise UsageError(
+            "give exactly one of --after, --every or --cron",
+            kind="invalid_timer",
+            hint='holon timer create AGENT --after 10m | --every 1h | --cron "0 8 * * 1-5"',
+        )
     now = clock.now_ts()
-    timer: dict[str, Any] = {"schema_version": 1, "id": timer_id or new_id("tmr"), "agent_id": home.agent_id,
-                             "text": text, "guard": guard, "source": source, "created_at": clock.iso(now),
-                             "fired_count": 0, "last_fired_at": None}
+    timer: dict[str, Any] = {
+        "schema_version": 1,
+        "id": timer_id or new_id("tmr"),
+        "agent_id": home.agent_id,
+        "text": text,
+        "guard": guard,
+        "source": source,
+        "created_at": clock.iso(now),
+        "fired_count": 0,
+        "last_fired_at": None,
+    }
     if after is not None or at is not None:
-        timer.update(schedule="once", due_ts=at if at is not None else now + parse_duration(after or ""))
+        timer.update(
+            schedule="once", due_ts=at if at is not None else now + parse_duration(after or "")
+        )
     elif every is not None:
         interval = parse_duration(every)
         timer.update(schedule="every", interval_s=interval, due_ts=now + interval)
@@ -108,7 +140,9 @@ def save(home: Home, timer: dict[str, Any]) -> None:
 def ids(home: Home) -> list[str]:
     """The ids of every timer file, sorted (no file is read)."""
     try:
-        return sorted(n[:-5] for n in os.listdir(home.timers) if n.endswith(".json") and not n.startswith("."))
+        return sorted(
+            n[:-5] for n in os.listdir(home.timers) if n.endswith(".json") and not n.startswith(".")
+        )
     except FileNotFoundError:
         return []
 
@@ -126,8 +160,11 @@ def cancel(home: Home, timer_id: str) -> dict[str, Any]:
     data = read_json(path(home, timer_id))
     if not data:
         known = ", ".join(t["id"] for t in load(home)) or "none"
-        raise UsageError(f"no timer {timer_id!r} for {home.agent_id}", kind="unknown_timer",
-                         hint=f"timers: {known} (see `holon timer list {home.agent_id}`)")
+        raise UsageError(
+            f"no timer {timer_id!r} for {home.agent_id}",
+            kind="unknown_timer",
+            hint=f"timers: {known} (see `holon timer list {home.agent_id}`)",
+        )
     os.unlink(path(home, timer_id))
     return data
 

@@ -60,11 +60,19 @@ def rotate(home: Home) -> tuple[dict[str, Any], str]:
     digest = _hash(token)
     old = read_json(home.trigger_descriptor) or {}
     now = clock.now_iso()
-    data = {"schema_version": 1, "external_trigger_id": old.get("external_trigger_id") or new_id("trg"),
-            "target_agent_id": home.agent_id, "delivery_mode": "wake_hint", "status": "active",
-            "token_sha256": digest, "created_at": old.get("created_at") or now, "rotated_at": now,
-            "revoked_at": None, "trigger_count": int(old.get("trigger_count", 0)),
-            "last_triggered_at": old.get("last_triggered_at")}
+    data = {
+        "schema_version": 1,
+        "external_trigger_id": old.get("external_trigger_id") or new_id("trg"),
+        "target_agent_id": home.agent_id,
+        "delivery_mode": "wake_hint",
+        "status": "active",
+        "token_sha256": digest,
+        "created_at": old.get("created_at") or now,
+        "rotated_at": now,
+        "revoked_at": None,
+        "trigger_count": int(old.get("trigger_count", 0)),
+        "last_triggered_at": old.get("last_triggered_at"),
+    }
     home.triggers.mkdir(parents=True, exist_ok=True)
     write_json(home.trigger_descriptor, data, mode=0o600)
     _reindex(home, old.get("token_sha256"), digest)
@@ -75,13 +83,18 @@ def rotate(home: Home) -> tuple[dict[str, Any], str]:
 def revoke(home: Home) -> dict[str, Any]:
     data = read_json(home.trigger_descriptor)
     if not data:
-        raise UsageError(f"agent {home.agent_id} has no external trigger", kind="no_trigger",
-                         hint=f"create one with `holon trigger rotate {home.agent_id}`")
+        raise UsageError(
+            f"agent {home.agent_id} has no external trigger",
+            kind="no_trigger",
+            hint=f"create one with `holon trigger rotate {home.agent_id}`",
+        )
     if data.get("status") != "revoked":
         data.update(status="revoked", revoked_at=clock.now_iso())
         write_json(home.trigger_descriptor, data, mode=0o600)
         _reindex(home, data.get("token_sha256"), None)
-        Agent(home).event("external_trigger_revoked", external_trigger_id=data["external_trigger_id"])
+        Agent(home).event(
+            "external_trigger_revoked", external_trigger_id=data["external_trigger_id"]
+        )
     return public(data)
 
 
@@ -99,16 +112,27 @@ def _reindex(home: Home, old_digest: str | None, new_digest: str | None) -> None
 
 
 def _refuse() -> TriggerRefused:
-    return TriggerRefused("unknown or revoked trigger token", kind="unknown_trigger",
-                          hint="ask the agent's operator for its current token (`holon trigger rotate AGENT`)")
+    return TriggerRefused(
+        "unknown or revoked trigger token",
+        kind="unknown_trigger",
+        hint="ask the agent's operator for its current token (`holon trigger rotate AGENT`)",
+    )
 
 
-def deliver(token: str, *, body: str | None = None, source: str | None = None,
-            content_type: str | None = None) -> dict[str, Any]:
+def deliver(
+    token: str,
+    *,
+    body: str | None = None,
+    source: str | None = None,
+    content_type: str | None = None,
+) -> dict[str, Any]:
     """Validate `token` and submit a wake hint to its agent."""
     if body is not None and len(body.encode("utf-8")) > MAX_BODY_BYTES:
-        raise UsageError(f"trigger body is larger than {MAX_BODY_BYTES} bytes", kind="oversize_body",
-                         hint="send a short notice; put large payloads where the agent can fetch them")
+        raise UsageError(
+            f"trigger body is larger than {MAX_BODY_BYTES} bytes",
+            kind="oversize_body",
+            hint="send a short notice; put large payloads where the agent can fetch them",
+        )
     digest = _hash(token.strip())
     entries = (read_json(index_path(), {}) or {}).get("entries", {})
     root = entries.get(digest[:INDEX_PREFIX_CHARS])
@@ -119,21 +143,41 @@ def deliver(token: str, *, body: str | None = None, source: str | None = None,
     with locked(home.trigger_lock):
         data = read_json(home.trigger_descriptor) or {}
         stored = data.get("token_sha256") or ""
-        if not hmac.compare_digest(stored.encode(), digest.encode()) or data.get("status") != "active":
+        if (
+            not hmac.compare_digest(stored.encode(), digest.encode())
+            or data.get("status") != "active"
+        ):
             raise _refuse()
         state = read_json(home.state_json, {}) or {}
         if state.get("status") == "stopped":
-            raise NotRunnable(f"agent {home.agent_id} is stopped and does not accept trigger deliveries",
-                              kind="agent_stopped", hint=f"its operator must run `holon resume {home.agent_id}`")
+            raise NotRunnable(
+                f"agent {home.agent_id} is stopped and does not accept trigger deliveries",
+                kind="agent_stopped",
+                hint=f"its operator must run `holon resume {home.agent_id}`",
+            )
         data["trigger_count"] = int(data.get("trigger_count", 0)) + 1
         data["last_triggered_at"] = clock.now_iso()
         write_json(home.trigger_descriptor, data, mode=0o600)
-    hint = wakehints.submit(home, trigger_id=data["external_trigger_id"], source=source, body=body or None,
-                            content_type=content_type)
-    Agent(home).event("external_trigger_delivered", external_trigger_id=data["external_trigger_id"],
-                      target_agent_id=home.agent_id, effective_delivery_mode="wake_hint", source=source,
-                      trigger_count=data["trigger_count"], body_bytes=len((body or "").encode("utf-8")))
-    return {"agent_id": home.agent_id, "external_trigger_id": data["external_trigger_id"],
-            "delivery_mode": "wake_hint", "trigger_count": data["trigger_count"],
-            "pending_deliveries": hint["deliveries"]}
-
+    hint = wakehints.submit(
+        home,
+        trigger_id=data["external_trigger_id"],
+        source=source,
+        body=body or None,
+        content_type=content_type,
+    )
+    Agent(home).event(
+        "external_trigger_delivered",
+        external_trigger_id=data["external_trigger_id"],
+        target_agent_id=home.agent_id,
+        effective_delivery_mode="wake_hint",
+        source=source,
+        trigger_count=data["trigger_count"],
+        body_bytes=len((body or "").encode("utf-8")),
+    )
+    return {
+        "agent_id": home.agent_id,
+        "external_trigger_id": data["external_trigger_id"],
+        "delivery_mode": "wake_hint",
+        "trigger_count": data["trigger_count"],
+        "pending_deliveries": hint["deliveries"],
+    }

@@ -24,8 +24,14 @@ PREVIEW_CHARS = 1200
 
 
 def default_recheck_ms() -> int:
-    return max(1, config.env_int("HOLON_WORK_ITEM_DEFAULT_RECHECK_MS", "runtime.work_item_default_recheck_ms",
-                                 DEFAULT_RECHECK_MS))
+    return max(
+        1,
+        config.env_int(
+            "HOLON_WORK_ITEM_DEFAULT_RECHECK_MS",
+            "runtime.work_item_default_recheck_ms",
+            DEFAULT_RECHECK_MS,
+        ),
+    )
 
 
 def load_all(home: Home) -> dict[str, dict[str, Any]]:
@@ -55,18 +61,40 @@ def plan_artifact(home: Home, work_item_id: str) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     text = data.decode("utf-8", errors="replace")
-    return {"path": str(path), "hash": "sha256:" + hashlib.sha256(data).hexdigest(), "bytes": len(data),
-            "updated_at": clock.iso(mtime), "preview": text[:PREVIEW_CHARS],
-            "preview_complete": len(text) <= PREVIEW_CHARS}
+    return {
+        "path": str(path),
+        "hash": "sha256:" + hashlib.sha256(data).hexdigest(),
+        "bytes": len(data),
+        "updated_at": clock.iso(mtime),
+        "preview": text[:PREVIEW_CHARS],
+        "preview_complete": len(text) <= PREVIEW_CHARS,
+    }
 
 
-def new_record(agent_id: str, objective: str, *, plan_status: str = "draft",
-               todo_list: list[dict[str, str]] | None = None) -> dict[str, Any]:
+def new_record(
+    agent_id: str,
+    objective: str,
+    *,
+    plan_status: str = "draft",
+    todo_list: list[dict[str, str]] | None = None,
+) -> dict[str, Any]:
     now = clock.now_iso()
-    return {"schema_version": 1, "id": new_id("wi"), "agent_id": agent_id, "workspace_id": "agent_home",
-            "objective": objective, "state": "open", "plan_status": plan_status, "todo_list": todo_list or [],
-            "blocked_by": None, "recheck_at": None, "recheck_consumed_at": None, "result_summary": None,
-            "created_at": now, "updated_at": now}
+    return {
+        "schema_version": 1,
+        "id": new_id("wi"),
+        "agent_id": agent_id,
+        "workspace_id": "agent_home",
+        "objective": objective,
+        "state": "open",
+        "plan_status": plan_status,
+        "todo_list": todo_list or [],
+        "blocked_by": None,
+        "recheck_at": None,
+        "recheck_consumed_at": None,
+        "result_summary": None,
+        "created_at": now,
+        "updated_at": now,
+    }
 
 
 def append(agent: Agent, record: dict[str, Any]) -> dict[str, Any]:
@@ -78,7 +106,9 @@ def append(agent: Agent, record: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-def set_blocker(record: dict[str, Any], blocked_by: str | None, recheck_after_ms: int | None) -> None:
+def set_blocker(
+    record: dict[str, Any], blocked_by: str | None, recheck_after_ms: int | None
+) -> None:
     if blocked_by:
         record["blocked_by"] = blocked_by
         delay = recheck_after_ms if recheck_after_ms else default_recheck_ms()
@@ -123,36 +153,62 @@ def delivery_summaries(home: Home) -> dict[str, dict[str, Any]]:
     return out
 
 
-def record_delivery_summary(agent: Agent, work_item_id: str, text: str, *, turn_id: str,
-                            message_id: str | None) -> dict[str, Any]:
-    rec = {"schema_version": 1, "id": new_id("dsum"), "agent_id": agent.id, "work_item_id": work_item_id,
-           "text": text, "turn_id": turn_id, "message_id": message_id, "created_at": clock.now_iso()}
+def record_delivery_summary(
+    agent: Agent, work_item_id: str, text: str, *, turn_id: str, message_id: str | None
+) -> dict[str, Any]:
+    rec = {
+        "schema_version": 1,
+        "id": new_id("dsum"),
+        "agent_id": agent.id,
+        "work_item_id": work_item_id,
+        "text": text,
+        "turn_id": turn_id,
+        "message_id": message_id,
+        "created_at": clock.now_iso(),
+    }
     with agent.state_lock():
         jsonl.append(agent.home.delivery_summaries, rec)
     return rec
 
 
-def view(home: Home, record: dict[str, Any], current_id: str | None,
-         summaries: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+def view(
+    home: Home,
+    record: dict[str, Any],
+    current_id: str | None,
+    summaries: dict[str, dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """The read-surface shape: the record without inline plan, plus plan_artifact and derived views."""
     out = {k: v for k, v in record.items() if k not in ("plan", "schema_version")}
     out["readiness"] = readiness(record, current_id)
     out["scheduling_state"] = scheduling_state(record)
     out["plan_artifact"] = plan_artifact(home, record["id"])
     if record.get("state") == "completed":
-        summary = (summaries if summaries is not None else delivery_summaries(home)).get(record["id"])
+        summary = (summaries if summaries is not None else delivery_summaries(home)).get(
+            record["id"]
+        )
         out["completion_report"] = summary["text"] if summary else record.get("result_summary")
     return out
 
 
 def due_rechecks(home: Home, now_ts: float) -> list[dict[str, Any]]:
-    return [r for r in load_all(home).values() if r.get("state") == "open" and r.get("blocked_by")
-            and r.get("recheck_at") and not r.get("recheck_consumed_at")
-            and clock.parse_iso(r["recheck_at"]).timestamp() <= now_ts]
+    return [
+        r
+        for r in load_all(home).values()
+        if r.get("state") == "open"
+        and r.get("blocked_by")
+        and r.get("recheck_at")
+        and not r.get("recheck_consumed_at")
+        and clock.parse_iso(r["recheck_at"]).timestamp() <= now_ts
+    ]
 
 
 def next_recheck(home: Home) -> float | None:
-    times = [clock.parse_iso(r["recheck_at"]).timestamp() for r in load_all(home).values()
-             if r.get("state") == "open" and r.get("blocked_by") and r.get("recheck_at")
-             and not r.get("recheck_consumed_at")]
+    times = [
+        clock.parse_iso(r["recheck_at"]).timestamp()
+        for r in load_all(home).values()
+        if r.get("state") == "open"
+        and r.get("blocked_by")
+        and r.get("recheck_at")
+        and not r.get("recheck_consumed_at")
+    ]
     return min(times) if times else None

@@ -10,8 +10,12 @@ from holon.cli.output import emit_json
 @click.command("init")
 @click.argument("path", required=False)
 @click.option("--agent-id", "agent_id", help="Agent id (default: the directory name, or `main`).")
-@click.option("--template", default="holon-default", show_default=True,
-              help="Built-in template id, ~/.agents/templates/<id>, or a local template directory.")
+@click.option(
+    "--template",
+    default="holon-default",
+    show_default=True,
+    help="Built-in template id, ~/.agents/templates/<id>, or a local template directory.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the new agent as JSON.")
 def init_cmd(path: str | None, agent_id: str | None, template: str, as_json: bool) -> None:
     """Create an agent home at PATH (default: $HOLON_HOME/agents/ID) and register it.
@@ -41,8 +45,14 @@ def agents_cmd(as_json: bool) -> None:
         ident = read_json(home.agent_json, {}) or {}
         if ident.get("visibility") == "private":
             continue
-        rows.append({"agent_id": home.agent_id, "status": state.get("status", "unknown"),
-                     "queue_depth": home.queue.depth(), "home": str(home.root)})
+        rows.append(
+            {
+                "agent_id": home.agent_id,
+                "status": state.get("status", "unknown"),
+                "queue_depth": home.queue.depth(),
+                "home": str(home.root),
+            }
+        )
     if as_json:
         emit_json(rows)
         return

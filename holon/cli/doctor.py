@@ -18,5 +18,8 @@ def doctor_cmd(as_json: bool) -> None:
         emit_json(report)
     else:
         for f in report["findings"]:
-            click.echo(f"[{f['status']}] {f['message']}" + (f"\n       fix: {f['fix']}" if f["fix"] else ""))
+            click.echo(
+                f"[{f['status']}] {f['message']}"
+                + (f"\n       fix: {f['fix']}" if f["fix"] else "")
+            )
     click.get_current_context().exit(0 if report["status"] == "ok" else 1)

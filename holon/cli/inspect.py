@@ -24,14 +24,17 @@ def status_cmd(agent: str, as_json: bool) -> None:
         return
     closure = summary.get("closure") or {}
     tu = summary["token_usage"]["total"]
-    lines = [f"agent:    {summary['agent_id']} ({summary['home']})",
-             f"status:   {summary['status']}" + (f" · closure {closure.get('outcome')}" if closure else ""),
-             f"queue:    {summary['queue']['pending']} pending, {summary['queue']['in_progress']} in progress, "
-             f"{summary['queue']['dead_letters']} dead letters",
-             f"tasks:    {summary['tasks']['active']} active",
-             f"model:    {summary['model']['effective_model'] or '(none)'} ({summary['model']['source']})",
-             f"tokens:   {tu['input_tokens']} in, {tu['output_tokens']} out, "
-             f"{summary['token_usage']['total_model_rounds']} rounds"]
+    lines = [
+        f"agent:    {summary['agent_id']} ({summary['home']})",
+        f"status:   {summary['status']}"
+        + (f" · closure {closure.get('outcome')}" if closure else ""),
+        f"queue:    {summary['queue']['pending']} pending, {summary['queue']['in_progress']} in progress, "
+        f"{summary['queue']['dead_letters']} dead letters",
+        f"tasks:    {summary['tasks']['active']} active",
+        f"model:    {summary['model']['effective_model'] or '(none)'} ({summary['model']['source']})",
+        f"tokens:   {tu['input_tokens']} in, {tu['output_tokens']} out, "
+        f"{summary['token_usage']['total_model_rounds']} rounds",
+    ]
     if summary.get("lifecycle_hint"):
         lines.append(f"hint:     {summary['lifecycle_hint']}")
     click.echo("\n".join(lines))
@@ -88,7 +91,9 @@ def _printer(jsonl_mode: bool, fmt):
 @click.command("transcript")
 @click.argument("agent")
 @click.option("--jsonl", "as_jsonl", is_flag=True, help="One JSON record per line.")
-@click.option("--tail", type=click.IntRange(min=0), help="Only the last N entries (read from the end).")
+@click.option(
+    "--tail", type=click.IntRange(min=0), help="Only the last N entries (read from the end)."
+)
 @click.option("--follow", "-f", is_flag=True, help="Keep printing new entries (Ctrl-C to stop).")
 def transcript_cmd(agent: str, as_jsonl: bool, tail: int | None, follow: bool) -> None:
     """Print AGENT's transcript: messages, assistant rounds, tool calls and results, briefs, failures."""
@@ -108,14 +113,18 @@ def transcript_cmd(agent: str, as_jsonl: bool, tail: int | None, follow: bool) -
 
 def event_line(rec: dict) -> str:
     data = rec.get("data", {})
-    brief = ", ".join(f"{k}={v}" for k, v in data.items() if isinstance(v, (str, int, float)) and k != "error")
+    brief = ", ".join(
+        f"{k}={v}" for k, v in data.items() if isinstance(v, (str, int, float)) and k != "error"
+    )
     return f"{rec.get('event_seq'):>6} {rec.get('created_at')} {rec.get('kind')} {brief}"
 
 
 @click.command("events")
 @click.argument("agent")
 @click.option("--jsonl", "as_jsonl", is_flag=True, help="One JSON record per line.")
-@click.option("--since-seq", type=click.IntRange(min=0), default=0, help="Only events with event_seq > N.")
+@click.option(
+    "--since-seq", type=click.IntRange(min=0), default=0, help="Only events with event_seq > N."
+)
 @click.option("--follow", "-f", is_flag=True, help="Keep printing new events (Ctrl-C to stop).")
 def events_cmd(agent: str, as_jsonl: bool, since_seq: int, follow: bool) -> None:
     """Print AGENT's audit events (each with a per-agent event_seq)."""

@@ -90,7 +90,11 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # a bug: say so plainly, trace only on request
         if os.environ.get("HOLON_DEBUG") == "1":
             raise
-        _error("internal_error", f"{type(exc).__name__}: {exc}", "run again with HOLON_DEBUG=1 for a traceback")
+        _error(
+            "internal_error",
+            f"{type(exc).__name__}: {exc}",
+            "run again with HOLON_DEBUG=1 for a traceback",
+        )
         return 1
     return rv if isinstance(rv, int) else 0
 

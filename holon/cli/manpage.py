@@ -15,36 +15,44 @@ import click
 
 from holon import __version__
 
-EXIT_STATUS = (".SH EXIT STATUS\n0 success; 1 the operation ran and failed (a failed turn, a tool error); "
-               "2 usage or bad input; 3 the agent is not runnable (stopped or paused).\n"
-               "Errors are printed on stderr as one line\n.B holon: <kind>: <message>\nfollowed by a\n"
-               ".B hint:\nline.\n")
+EXIT_STATUS = (
+    ".SH EXIT STATUS\n0 success; 1 the operation ran and failed (a failed turn, a tool error); "
+    "2 usage or bad input; 3 the agent is not runnable (stopped or paused).\n"
+    "Errors are printed on stderr as one line\n.B holon: <kind>: <message>\nfollowed by a\n"
+    ".B hint:\nline.\n"
+)
 
 EXTRA = {
-    "holon": (".SH ENVIRONMENT\n.TP\n.B HOLON_HOME\nWhere config.toml, registry.json and agents/ live "
-              "(default: the platform user data directory).\n.TP\n.B HOLON_MODEL\nModel ref provider/model "
-              "(openai/..., anthropic/..., openai-codex/..., NAME/... for a [providers.NAME] table, "
-              "scripted/PATH).\n.TP\n.B HOLON_FALLBACK_MODELS\nComma-separated fallback chain.\n.TP\n"
-              ".B HOLON_RETRY_BACKOFF_MS\nBase retry backoff.\n.TP\n.B HOLON_DELIVERY_LIMIT\nDelivery attempts "
-              "before a message is dead-lettered (default 3).\n.TP\n.B HOLON_MAX_ROUNDS\nProvider rounds per turn "
-              "(default 50).\n.TP\n.B HOLON_TOOL_PLUGINS\nComma-separated module:Class tools to add to the "
-              "catalog.\n.TP\n.B HOLON_NOW\nPin the clock (ISO-8601 or epoch seconds), for tests and replays.\n"
-              ".TP\n.B HOLON_DEBUG\nSet to 1 to print tracebacks of internal errors.\n"
-              ".SH SCRIPTED PROVIDER\nscripted/PATH replays a JSONL file, one assistant round per line: "
-              "{\"text\": ..., \"tool_calls\": [{\"name\": ..., \"arguments\": {...}}], \"usage\": "
-              "{\"input_tokens\": N, \"output_tokens\": N}, \"stop_reason\": ...} or a simulated failure "
-              "{\"error\": {\"status\": 429, \"kind\": \"rate_limited\"}}. The cursor is kept per agent in "
-              ".holon/scripted_cursor.json; an exhausted script fails the turn.\n"),
-    "enqueue": (".SH PROVENANCE\nchannel_event: origin channel, untrusted_external, external_evidence, "
-                "surface http_public_enqueue. webhook_event: origin webhook, trusted_integration, "
-                "integration_signal, surface http_webhook. timer_tick: origin timer, trusted_system, "
-                "runtime_instruction, surface timer_scheduler. system_tick: origin system, trusted_system, "
-                "runtime_instruction, surface runtime_system. Admission context is local_process.\n"),
+    "holon": (
+        ".SH ENVIRONMENT\n.TP\n.B HOLON_HOME\nWhere config.toml, registry.json and agents/ live "
+        "(default: the platform user data directory).\n.TP\n.B HOLON_MODEL\nModel ref provider/model "
+        "(openai/..., anthropic/..., openai-codex/..., NAME/... for a [providers.NAME] table, "
+        "scripted/PATH).\n.TP\n.B HOLON_FALLBACK_MODELS\nComma-separated fallback chain.\n.TP\n"
+        ".B HOLON_RETRY_BACKOFF_MS\nBase retry backoff.\n.TP\n.B HOLON_DELIVERY_LIMIT\nDelivery attempts "
+        "before a message is dead-lettered (default 3).\n.TP\n.B HOLON_MAX_ROUNDS\nProvider rounds per turn "
+        "(default 50).\n.TP\n.B HOLON_TOOL_PLUGINS\nComma-separated module:Class tools to add to the "
+        "catalog.\n.TP\n.B HOLON_NOW\nPin the clock (ISO-8601 or epoch seconds), for tests and replays.\n"
+        ".TP\n.B HOLON_DEBUG\nSet to 1 to print tracebacks of internal errors.\n"
+        ".SH SCRIPTED PROVIDER\nscripted/PATH replays a JSONL file, one assistant round per line: "
+        '{"text": ..., "tool_calls": [{"name": ..., "arguments": {...}}], "usage": '
+        '{"input_tokens": N, "output_tokens": N}, "stop_reason": ...} or a simulated failure '
+        '{"error": {"status": 429, "kind": "rate_limited"}}. The cursor is kept per agent in '
+        ".holon/scripted_cursor.json; an exhausted script fails the turn.\n"
+    ),
+    "enqueue": (
+        ".SH PROVENANCE\nchannel_event: origin channel, untrusted_external, external_evidence, "
+        "surface http_public_enqueue. webhook_event: origin webhook, trusted_integration, "
+        "integration_signal, surface http_webhook. timer_tick: origin timer, trusted_system, "
+        "runtime_instruction, surface timer_scheduler. system_tick: origin system, trusted_system, "
+        "runtime_instruction, surface runtime_system. Admission context is local_process.\n"
+    ),
 }
 
 
 def _esc(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("-", "\\-").replace("\n.", "\n\\&.").replace("'", "\\'")
+    return (
+        text.replace("\\", "\\\\").replace("-", "\\-").replace("\n.", "\n\\&.").replace("'", "\\'")
+    )
 
 
 def _options(cmd: click.Command, ctx: click.Context) -> str:
@@ -65,8 +73,11 @@ def _section(cmd: click.Command, path: list[str], parent: click.Context) -> str:
     usage = " ".join(cmd.collect_usage_pieces(ctx))
     text = f".SS {_esc(' '.join(path))}\n" if len(path) > 2 else ""
     paragraphs = inspect.cleandoc(cmd.help or "").split("\n\n")
-    text += f".B {_esc(' '.join(path))}\n{_esc(usage)}\n.PP\n" + "\n.PP\n".join(
-        _esc(p.replace("\n", " ")) for p in paragraphs) + "\n"
+    text += (
+        f".B {_esc(' '.join(path))}\n{_esc(usage)}\n.PP\n"
+        + "\n.PP\n".join(_esc(p.replace("\n", " ")) for p in paragraphs)
+        + "\n"
+    )
     return text + _options(cmd, ctx)
 
 
@@ -82,10 +93,15 @@ def page(name: str, cmd: click.Command, root: click.Context) -> str:
         for sub in cmd.list_commands(ctx):
             body += _section(cmd.get_command(ctx, sub), [*path, sub], ctx)
     if name == "holon":
-        body += ".SH COMMANDS\n" + "".join(f".TP\n.B holon {c}\nSee holon\\-{c}(1).\n"
-                                           for c in cmd.list_commands(root))
+        body += ".SH COMMANDS\n" + "".join(
+            f".TP\n.B holon {c}\nSee holon\\-{c}(1).\n" for c in cmd.list_commands(root)
+        )
     body += EXTRA.get(name, "") + EXIT_STATUS
-    body += ".SH SEE ALSO\n" + ("holon\\-home(5)" if name == "holon" else "holon(1), holon\\-home(5)") + "\n"
+    body += (
+        ".SH SEE ALSO\n"
+        + ("holon\\-home(5)" if name == "holon" else "holon(1), holon\\-home(5)")
+        + "\n"
+    )
     return head + body
 
 

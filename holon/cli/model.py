@@ -49,8 +49,11 @@ def set_cmd(agent: str, model_ref: str, as_json: bool) -> None:
     from holon.home.registry import resolve
 
     if "/" not in model_ref:
-        raise UsageError(f"{model_ref!r} is not a model ref", kind="invalid_model_ref",
-                         hint="use provider/model, e.g. anthropic/claude-sonnet-4-5")
+        raise UsageError(
+            f"{model_ref!r} is not a model ref",
+            kind="invalid_model_ref",
+            hint="use provider/model, e.g. anthropic/claude-sonnet-4-5",
+        )
     budget.set_override(Agent(resolve(agent)), model_ref)
     _show(agent, as_json)
 
@@ -70,10 +73,16 @@ def clear_cmd(agent: str, as_json: bool) -> None:
 
 @model_group.command("budget")
 @click.argument("agent")
-@click.option("--daily-tokens", type=click.IntRange(min=0), help="Tokens per UTC day (0 removes the limit).")
-@click.option("--turn-tokens", type=click.IntRange(min=0), help="Tokens per turn (0 removes the limit).")
+@click.option(
+    "--daily-tokens", type=click.IntRange(min=0), help="Tokens per UTC day (0 removes the limit)."
+)
+@click.option(
+    "--turn-tokens", type=click.IntRange(min=0), help="Tokens per turn (0 removes the limit)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the model state with budgets.")
-def budget_cmd(agent: str, daily_tokens: int | None, turn_tokens: int | None, as_json: bool) -> None:
+def budget_cmd(
+    agent: str, daily_tokens: int | None, turn_tokens: int | None, as_json: bool
+) -> None:
     """Show or set AGENT's token budgets, checked before every provider request across ticks."""
     from holon.agent import budget
     from holon.agent.handle import Agent

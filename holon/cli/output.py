@@ -27,13 +27,18 @@ def read_text_arg(text: str | None, what: str = "TEXT") -> str:
     if text is not None and text != "-":
         return text
     if text is None and sys.stdin.isatty():
-        raise InvalidInput(f"no {what} given", kind="missing_input", hint=f"pass {what}, or `-` to read stdin")
+        raise InvalidInput(
+            f"no {what} given", kind="missing_input", hint=f"pass {what}, or `-` to read stdin"
+        )
     data = sys.stdin.buffer.read()
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InvalidInput(f"standard input is not valid UTF-8 (byte {exc.start})", kind="invalid_utf8",
-                           hint="send UTF-8 text") from None
+        raise InvalidInput(
+            f"standard input is not valid UTF-8 (byte {exc.start})",
+            kind="invalid_utf8",
+            hint="send UTF-8 text",
+        ) from None
 
 
 def parse_json_arg(raw: str, what: str) -> Any:
@@ -42,14 +47,22 @@ def parse_json_arg(raw: str, what: str) -> Any:
             with open(raw[1:], "rb") as fh:
                 raw = fh.read().decode("utf-8")
         except FileNotFoundError:
-            raise InvalidInput(f"{what}: no such file {raw[1:]}", kind="invalid_json",
-                               hint="give a JSON literal, @path or - for stdin") from None
+            raise InvalidInput(
+                f"{what}: no such file {raw[1:]}",
+                kind="invalid_json",
+                hint="give a JSON literal, @path or - for stdin",
+            ) from None
         except UnicodeDecodeError:
-            raise InvalidInput(f"{what}: file is not UTF-8", kind="invalid_utf8", hint="send UTF-8 JSON") from None
+            raise InvalidInput(
+                f"{what}: file is not UTF-8", kind="invalid_utf8", hint="send UTF-8 JSON"
+            ) from None
     elif raw == "-":
         raw = read_text_arg("-", what)
     try:
         return json.loads(raw)
     except ValueError as exc:
-        raise InvalidInput(f"{what} is not valid JSON: {exc}", kind="invalid_json",
-                           hint="give a JSON literal, @path or - for stdin") from None
+        raise InvalidInput(
+            f"{what} is not valid JSON: {exc}",
+            kind="invalid_json",
+            hint="give a JSON literal, @path or - for stdin",
+        ) from None

@@ -13,11 +13,14 @@ PRIORITIES = click.Choice(["interject", "next", "normal", "background"])
 @click.argument("agent")
 @click.argument("text", required=False)
 @click.option("--no-wait", is_flag=True, help="Only enqueue; a later tick runs the turn.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document with the turn result.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON document with the turn result."
+)
 @click.option("--model", help="Model ref for the ticks this command runs (provider/model).")
 @click.option("--priority", type=PRIORITIES, default="normal", show_default=True)
-def prompt_cmd(agent: str, text: str | None, no_wait: bool, as_json: bool, model: str | None,
-               priority: str) -> None:
+def prompt_cmd(
+    agent: str, text: str | None, no_wait: bool, as_json: bool, model: str | None, priority: str
+) -> None:
     """Send TEXT (or `-` for stdin) to AGENT as an operator prompt.
 
     Unless --no-wait, runs ticks until the agent has settled the prompt and
@@ -34,18 +37,30 @@ def prompt_cmd(agent: str, text: str | None, no_wait: bool, as_json: bool, model
 
 @click.command("run")
 @click.argument("text", required=False)
-@click.option("--agent", "agent_id", help="Run as this public agent instead of a temporary private one.")
+@click.option(
+    "--agent", "agent_id", help="Run as this public agent instead of a temporary private one."
+)
 @click.option("--create-agent", is_flag=True, help="Create --agent on first use.")
 @click.option("--keep", is_flag=True, help="Keep the temporary agent home and print its path.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document with the run result.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON document with the run result."
+)
 @click.option("--model", help="Model ref (provider/model).")
-def run_cmd(text: str | None, agent_id: str | None, create_agent: bool, keep: bool, as_json: bool,
-            model: str | None) -> None:
+def run_cmd(
+    text: str | None,
+    agent_id: str | None,
+    create_agent: bool,
+    keep: bool,
+    as_json: bool,
+    model: str | None,
+) -> None:
     """One-shot run: TEXT (or stdin) to a temporary private agent, or to --agent."""
     from holon.ops import prompt as operator
 
     body = read_text_arg(text)
-    outcome = operator.run_once(body, agent_id=agent_id, create=create_agent, keep=keep, model=model)
+    outcome = operator.run_once(
+        body, agent_id=agent_id, create=create_agent, keep=keep, model=model
+    )
     _finish(outcome, as_json)
 
 

@@ -24,11 +24,20 @@ def doctor_cmd(as_json: bool) -> None:
         emit_json(doc)
         return
     for p in doc["providers"]:
-        cred = "no credential needed" if not p.get("credentials_required") else (
-            f"{p.get('credential_env')}: {'present' if p.get('credentials_present') else 'MISSING'}")
+        cred = (
+            "no credential needed"
+            if not p.get("credentials_required")
+            else (
+                f"{p.get('credential_env')}: {'present' if p.get('credentials_present') else 'MISSING'}"
+            )
+        )
         state = "ok" if p.get("supported") else "unsupported"
-        click.echo(f"{p['id']:<14} {p.get('transport') or '-':<24} {state:<11} {cred}  {p.get('base_url') or ''}")
+        click.echo(
+            f"{p['id']:<14} {p.get('transport') or '-':<24} {state:<11} {cred}  {p.get('base_url') or ''}"
+        )
     policy = doc.get("retry_policy", {})
-    click.echo(f"retry: {policy.get('max_retries')} retries on {', '.join(policy.get('retryable', []))}; "
-               f"backoff base {policy.get('backoff_base_ms')} ms; retry-after capped at "
-               f"{policy.get('retry_after_cap_s')} s")
+    click.echo(
+        f"retry: {policy.get('max_retries')} retries on {', '.join(policy.get('retryable', []))}; "
+        f"backoff base {policy.get('backoff_base_ms')} ms; retry-after capped at "
+        f"{policy.get('retry_after_cap_s')} s"
+    )

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import click
 
-EVERY = click.option("--every", default="1m", show_default=True, help="How often to tick: 1m, 5m, 1h.")
+EVERY = click.option(
+    "--every", default="1m", show_default=True, help="How often to tick: 1m, 5m, 1h."
+)
 INSTALL = click.option("--install", is_flag=True, help="Install it instead of only printing it.")
 
 

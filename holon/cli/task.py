@@ -25,7 +25,9 @@ def _run(fn, home, task_id, *a, **kw):
     try:
         return fn(home, task_id, *a, **kw)
     except TaskNotFound:
-        raise InvalidInput(f"no task {task_id!r}", kind="unknown_task", hint="see `holon task list AGENT`") from None
+        raise InvalidInput(
+            f"no task {task_id!r}", kind="unknown_task", hint="see `holon task list AGENT`"
+        ) from None
 
 
 @task_group.command("list")
@@ -57,21 +59,32 @@ def status_cmd(agent: str, task_id: str, as_json: bool) -> None:
     if as_json:
         emit_json(t)
         return
-    click.echo(f"{t['task_id']}: {t['status']}" + (f" (exit {t['exit_status']})" if t["exit_status"] is not None
-                                                    else "") + f"\ncommand: {t['command']['cmd']}")
+    click.echo(
+        f"{t['task_id']}: {t['status']}"
+        + (f" (exit {t['exit_status']})" if t["exit_status"] is not None else "")
+        + f"\ncommand: {t['command']['cmd']}"
+    )
 
 
 @task_group.command("output")
 @click.argument("agent")
 @click.argument("task_id")
-@click.option("--wait", "timeout", type=float, default=0.0, help="Seconds to wait for the task to end.")
+@click.option(
+    "--wait", "timeout", type=float, default=0.0, help="Seconds to wait for the task to end."
+)
 @click.option("--json", "as_json", is_flag=True, help="The TaskOutputResult as JSON.")
 def output_cmd(agent: str, task_id: str, timeout: float, as_json: bool) -> None:
     """Print a task's output (head and tail when large; the full output path is listed)."""
     from holon.tasks import ops
 
-    res = _run(ops.output, _home(agent), task_id, block=timeout > 0, timeout_ms=int(timeout * 1000),
-               budget_chars=32000)
+    res = _run(
+        ops.output,
+        _home(agent),
+        task_id,
+        block=timeout > 0,
+        timeout_ms=int(timeout * 1000),
+        budget_chars=32000,
+    )
     if as_json:
         emit_json(res)
         return

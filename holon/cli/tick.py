@@ -7,24 +7,37 @@ import click
 
 @click.command("tick")
 @click.argument("agents", nargs=-1)
-@click.option("--all", "all_agents", is_flag=True, help="Every registered agent and every home under $HOLON_HOME/agents.")
+@click.option(
+    "--all",
+    "all_agents",
+    is_flag=True,
+    help="Every registered agent and every home under $HOLON_HOME/agents.",
+)
 @click.option("--until-idle", is_flag=True, help="Keep running turns until the queue is empty.")
 @click.option("--wait", is_flag=True, help="Wait for a running tick instead of exiting at once.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document describing what ran.")
 @click.option("--model", help="Model ref for this tick (provider/model).")
-def tick_cmd(agents: tuple[str, ...], all_agents: bool, until_idle: bool, wait: bool, as_json: bool,
-             model: str | None) -> None:
+def tick_cmd(
+    agents: tuple[str, ...],
+    all_agents: bool,
+    until_idle: bool,
+    wait: bool,
+    as_json: bool,
+    model: str | None,
+) -> None:
     """Lock each agent, recover, fire due timers, run one turn (or until idle), persist, exit.
 
     A second tick on the same agent exits 0 at once (unless --wait).
     Exit 1 if a turn failed; 3 if a named agent is paused or stopped with work queued.
     """
+    from holon.agent.due import due_reasons
     from holon.errors import UsageError
     from holon.home import registry
-    from holon.agent.due import due_reasons
 
     if not agents and not all_agents:
-        raise UsageError("name an AGENT or pass --all", kind="missing_agent", hint="holon tick --all")
+        raise UsageError(
+            "name an AGENT or pass --all", kind="missing_agent", hint="holon tick --all"
+        )
     homes = registry.all_homes() if all_agents else [registry.resolve(a) for a in agents]
     reports = []
     code = 0

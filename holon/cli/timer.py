@@ -16,19 +16,30 @@ def timer_cmd() -> None:
 @click.argument("agent")
 @click.option("--after", help="One-shot after a duration: 90s, 10m, 2h, 1d.")
 @click.option("--every", help="Repeat on a fixed planned schedule: 15m, 1h.")
-@click.option("--cron", "cron_expr", help='Cron expression in the agent time zone, e.g. "0 8 * * 1-5".')
+@click.option(
+    "--cron", "cron_expr", help='Cron expression in the agent time zone, e.g. "0 8 * * 1-5".'
+)
 @click.option("--tz", help="IANA time zone for --cron (default: local).")
 @click.option("--text", default="", help="Text the timer_tick message carries.")
 @click.option("--if", "guard", help="Guard command: when due, wake the agent only if it exits 0.")
 @click.option("--json", "as_json", is_flag=True)
-def create_cmd(agent: str, after: str | None, every: str | None, cron_expr: str | None, tz: str | None,
-               text: str, guard: str | None, as_json: bool) -> None:
+def create_cmd(
+    agent: str,
+    after: str | None,
+    every: str | None,
+    cron_expr: str | None,
+    tz: str | None,
+    text: str,
+    guard: str | None,
+    as_json: bool,
+) -> None:
     """Create a timer for AGENT."""
     from holon.home.registry import resolve
     from holon.ops import timers
 
-    timer = timers.create(resolve(agent), after=after, every=every, cron=cron_expr, tz=tz, text=text,
-                          guard=guard)
+    timer = timers.create(
+        resolve(agent), after=after, every=every, cron=cron_expr, tz=tz, text=text, guard=guard
+    )
     if as_json:
         emit_json(timer)
     else:
@@ -48,7 +59,11 @@ def list_cmd(agent: str, as_json: bool) -> None:
         emit_json(listed)
         return
     for t in listed:
-        what = {"once": "once", "every": f"every {t.get('interval_s')}s", "cron": f"cron {t.get('cron')} {t.get('tz')}"}
+        what = {
+            "once": "once",
+            "every": f"every {t.get('interval_s')}s",
+            "cron": f"cron {t.get('cron')} {t.get('tz')}",
+        }
         guard = f"  if: {t['guard']}" if t.get("guard") else ""
         click.echo(f"{t['id']}  {t['due_at']}  {what[t['schedule']]}{guard}")
 

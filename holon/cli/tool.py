@@ -20,19 +20,26 @@ def _tool_or_usage(name: str):
 
     tool = registry.get(name)
     if tool is None:
-        raise UsageError(f"no tool named {name!r}", kind="unknown_tool",
-                         hint="valid tools: " + ", ".join(registry.names()))
+        raise UsageError(
+            f"no tool named {name!r}",
+            kind="unknown_tool",
+            hint="valid tools: " + ", ".join(registry.names()),
+        )
     return tool
 
 
 @tool_group.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Name, family and description of each tool as JSON.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Name, family and description of each tool as JSON."
+)
 def list_cmd(as_json: bool) -> None:
     """List the built-in tools."""
     from holon.tools import registry
 
-    tools = [{"name": t.name, "family": t.family, "mutates": t.mutates, "description": t.description}
-             for t in registry.all_tools()]
+    tools = [
+        {"name": t.name, "family": t.family, "mutates": t.mutates, "description": t.description}
+        for t in registry.all_tools()
+    ]
     if as_json:
         emit_json(tools)
         return
@@ -43,9 +50,14 @@ def list_cmd(as_json: bool) -> None:
 
 @tool_group.command("schema")
 @click.argument("name")
-@click.option("--provider", type=click.Choice(["openai", "anthropic"]),
-              help="Print the tool definition as that provider receives it.")
-@click.option("--strict", is_flag=True, help="Strict emission (every property required, optionals nullable).")
+@click.option(
+    "--provider",
+    type=click.Choice(["openai", "anthropic"]),
+    help="Print the tool definition as that provider receives it.",
+)
+@click.option(
+    "--strict", is_flag=True, help="Strict emission (every property required, optionals nullable)."
+)
 def schema_cmd(name: str, provider: str | None, strict: bool) -> None:
     """Print NAME's source JSON schema, or its emitted definition with --provider/--strict."""
     from holon.tools import schema
@@ -57,8 +69,15 @@ def schema_cmd(name: str, provider: str | None, strict: bool) -> None:
         return
     d = definition(tool, "strict" if strict else "relaxed")
     if provider == "openai":
-        emit_json({"type": "function", "name": d.name, "description": d.description,
-                   "parameters": d.input_schema, "strict": d.strict})
+        emit_json(
+            {
+                "type": "function",
+                "name": d.name,
+                "description": d.description,
+                "parameters": d.input_schema,
+                "strict": d.strict,
+            }
+        )
     elif provider == "anthropic":
         emit_json({"name": d.name, "description": d.description, "input_schema": d.input_schema})
     else:
@@ -68,9 +87,16 @@ def schema_cmd(name: str, provider: str | None, strict: bool) -> None:
 @tool_group.command("call")
 @click.argument("agent")
 @click.argument("name")
-@click.option("--input", "input_", default="{}", show_default=True,
-              help="Arguments: a JSON object literal, @path, or - for stdin.")
-@click.option("--render", is_flag=True, help="Print the model-visible receipt instead of the envelope.")
+@click.option(
+    "--input",
+    "input_",
+    default="{}",
+    show_default=True,
+    help="Arguments: a JSON object literal, @path, or - for stdin.",
+)
+@click.option(
+    "--render", is_flag=True, help="Print the model-visible receipt instead of the envelope."
+)
 def call_cmd(agent: str, name: str, input_: str, render: bool) -> None:
     """Run tool NAME for AGENT in its current execution context.
 
@@ -87,7 +113,13 @@ def call_cmd(agent: str, name: str, input_: str, render: bool) -> None:
     _tool_or_usage(name)
     arguments = parse_json_arg(input_, "--input")
     if not isinstance(arguments, dict):
-        raise InvalidInput("--input must be a JSON object", kind="invalid_json", hint='e.g. --input \'{"cmd": "ls"}\'')
+        raise InvalidInput(
+            "--input must be a JSON object",
+            kind="invalid_json",
+            hint='e.g. --input \'{"cmd": "ls"}\'',
+        )
     outcome = tools.call(home, name, arguments)
-    click.echo(outcome.rendered if render else json.dumps(outcome.envelope, ensure_ascii=False, indent=2))
+    click.echo(
+        outcome.rendered if render else json.dumps(outcome.envelope, ensure_ascii=False, indent=2)
+    )
     click.get_current_context().exit(0 if outcome.envelope["status"] == "success" else 1)

@@ -18,13 +18,15 @@ def trigger_cmd() -> None:
 @click.argument("agent")
 def show_cmd(agent: str) -> None:
     """Show AGENT's trigger descriptor (never the token)."""
-    from holon.home.registry import resolve
     from holon.agent import triggers
+    from holon.home.registry import resolve
 
     home = resolve(agent)
     data = triggers.show(home)
     if data is None:
-        click.echo(f"{home.agent_id} has no external trigger; create one with `holon trigger rotate {home.agent_id}`")
+        click.echo(
+            f"{home.agent_id} has no external trigger; create one with `holon trigger rotate {home.agent_id}`"
+        )
         return
     emit_json(data)
 
@@ -34,23 +36,25 @@ def show_cmd(agent: str) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def rotate_cmd(agent: str, as_json: bool) -> None:
     """Mint a new token for AGENT (the old one stops working) and print it once."""
-    from holon.home.registry import resolve
     from holon.agent import triggers
+    from holon.home.registry import resolve
 
     data, token = triggers.rotate(resolve(agent))
     if as_json:
         emit_json({**data, "token": token})
         return
     click.echo(token)
-    click.echo("deliver with: holon trigger deliver TOKEN  (shown once; store it as a secret)", err=True)
+    click.echo(
+        "deliver with: holon trigger deliver TOKEN  (shown once; store it as a secret)", err=True
+    )
 
 
 @trigger_cmd.command("revoke")
 @click.argument("agent")
 def revoke_cmd(agent: str) -> None:
     """Revoke AGENT's trigger: future deliveries are refused."""
-    from holon.home.registry import resolve
     from holon.agent import triggers
+    from holon.home.registry import resolve
 
     data = triggers.revoke(resolve(agent))
     click.echo(f"revoked {data['external_trigger_id']}")
@@ -76,4 +80,6 @@ def deliver_cmd(token: str, source: str | None, content_type: str | None, as_jso
     if as_json:
         emit_json(result)
     else:
-        click.echo(f"delivered to {result['agent_id']} (wake hint, {result['pending_deliveries']} pending)")
+        click.echo(
+            f"delivered to {result['agent_id']} (wake hint, {result['pending_deliveries']} pending)"
+        )

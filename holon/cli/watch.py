@@ -7,7 +7,9 @@ import click
 
 @click.command("watch")
 @click.argument("agents", nargs=-1)
-@click.option("--all", "all_agents", is_flag=True, help="Every known agent (re-listed on each pass).")
+@click.option(
+    "--all", "all_agents", is_flag=True, help="Every known agent (re-listed on each pass)."
+)
 @click.option("--model", help="Model ref for the ticks (provider/model).")
 @click.option("--quiet", is_flag=True, help="Print nothing about turns.")
 def watch_cmd(agents: tuple[str, ...], all_agents: bool, model: str | None, quiet: bool) -> None:
@@ -18,7 +20,9 @@ def watch_cmd(agents: tuple[str, ...], all_agents: bool, model: str | None, quie
     from holon.runtime.watch import Watcher
 
     if not agents and not all_agents:
-        raise UsageError("name an AGENT or pass --all", kind="missing_agent", hint="holon watch --all")
+        raise UsageError(
+            "name an AGENT or pass --all", kind="missing_agent", hint="holon watch --all"
+        )
     fixed = [registry.resolve(a) for a in agents]
 
     def homes() -> list:

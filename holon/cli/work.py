@@ -51,7 +51,9 @@ def create_cmd(agent: str, objective: str, plan: str | None, as_json: bool) -> N
     from holon.home.registry import resolve
     from holon.ops import work as workcontrol
 
-    rec = workcontrol.create(resolve(agent), objective, read_text_arg(plan, "--plan") if plan else None)
+    rec = workcontrol.create(
+        resolve(agent), objective, read_text_arg(plan, "--plan") if plan else None
+    )
     if as_json:
         emit_json(rec)
     else:

@@ -24,28 +24,47 @@ def resolve_template(template: str) -> tuple[Path, dict]:
     if "/" not in template and builtin.is_dir():
         return builtin, {"source": "builtin", "template_id": template}
     if template.startswith(("http://", "https://")):
-        raise UsageError(f"remote templates are not supported: {template}", kind="unsupported_template_source",
-                         hint="clone the template and pass its local directory to --template")
+        raise UsageError(
+            f"remote templates are not supported: {template}",
+            kind="unsupported_template_source",
+            hint="clone the template and pass its local directory to --template",
+        )
     if "/" not in template:
         user = Path.home() / ".agents" / "templates" / template
         if user.is_dir():
-            return _checked(user), {"source": "user", "template_id": template, "path": os.fspath(user)}
+            return _checked(user), {
+                "source": "user",
+                "template_id": template,
+                "path": os.fspath(user),
+            }
         names = ", ".join(sorted(p.name for p in BUILTIN_TEMPLATES.iterdir() if p.is_dir()))
-        raise UsageError(f"unknown template {template!r}", kind="unknown_template",
-                         hint=f"use a built-in template ({names}) or a local template directory")
+        raise UsageError(
+            f"unknown template {template!r}",
+            kind="unknown_template",
+            hint=f"use a built-in template ({names}) or a local template directory",
+        )
     path = Path(template).expanduser().absolute()
     return _checked(path), {"source": "local", "path": os.fspath(path)}
 
 
 def _checked(path: Path) -> Path:
     if not (path / "AGENTS.md").is_file():
-        raise UsageError(f"template {path} has no AGENTS.md", kind="invalid_template",
-                         hint="a template directory must contain AGENTS.md")
+        raise UsageError(
+            f"template {path} has no AGENTS.md",
+            kind="invalid_template",
+            hint="a template directory must contain AGENTS.md",
+        )
     return path
 
 
-def init_home(path: str | None, agent_id: str | None, template: str = "holon-default",
-              *, kind: str = "named", visibility: str = "public") -> Home:
+def init_home(
+    path: str | None,
+    agent_id: str | None,
+    template: str = "holon-default",
+    *,
+    kind: str = "named",
+    visibility: str = "public",
+) -> Home:
     if path is None:
         agent_id = registry.check_agent_id(agent_id or "main")
         root = agents_dir() / agent_id
@@ -53,11 +72,15 @@ def init_home(path: str | None, agent_id: str | None, template: str = "holon-def
         root = Path(path).expanduser().absolute()
         agent_id = registry.check_agent_id(agent_id or root.name)
     if agent_id in registry.load() and is_home(registry.load()[agent_id]):
-        raise AlreadyExists(f"agent {agent_id!r} already exists at {registry.load()[agent_id]}",
-                            hint="choose another --agent-id, or use the existing agent")
+        raise AlreadyExists(
+            f"agent {agent_id!r} already exists at {registry.load()[agent_id]}",
+            hint="choose another --agent-id, or use the existing agent",
+        )
     if root.exists() and (not root.is_dir() or any(root.iterdir())):
-        raise AlreadyExists(f"{root} already exists and is not empty",
-                            hint="an existing home is never overwritten; choose a new PATH")
+        raise AlreadyExists(
+            f"{root} already exists and is not empty",
+            hint="an existing home is never overwritten; choose a new PATH",
+        )
     source, provenance = resolve_template(template)
     root.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.init-", dir=root.parent))
@@ -74,7 +97,9 @@ def init_home(path: str | None, agent_id: str | None, template: str = "holon-def
     return Home(root, agent_id)
 
 
-def materialise(root: Path, source: Path, agent_id: str, provenance: dict, kind: str, visibility: str) -> None:
+def materialise(
+    root: Path, source: Path, agent_id: str, provenance: dict, kind: str, visibility: str
+) -> None:
     """Fill the empty directory `root` with a home made from template `source` (no registration)."""
     shutil.copytree(source, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("skills.json"))
     for keep in root.rglob(".keep"):
@@ -87,9 +112,16 @@ def materialise(root: Path, source: Path, agent_id: str, provenance: dict, kind:
     home = Home(root, agent_id)
     home.ensure_dirs()
     write_text(home.dot / ".gitignore", GITIGNORE)
-    ident = AgentIdentity(agent_id=agent_id, kind=kind, visibility=visibility,
-                          ownership="self_owned", profile_preset="public_named" if visibility == "public"
-                          else "private_child", created_at=clock.now_iso(), template=provenance,
-                          home_format=HOME_FORMAT, migrations=MIGRATIONS)
+    ident = AgentIdentity(
+        agent_id=agent_id,
+        kind=kind,
+        visibility=visibility,
+        ownership="self_owned",
+        profile_preset="public_named" if visibility == "public" else "private_child",
+        created_at=clock.now_iso(),
+        template=provenance,
+        home_format=HOME_FORMAT,
+        migrations=MIGRATIONS,
+    )
     write_json(home.state_json, AgentState(id=agent_id).model_dump(mode="json"))
     write_json(home.agent_json, ident.model_dump(mode="json"))

@@ -6,6 +6,7 @@ import os
 from functools import cached_property
 from pathlib import Path
 
+from holon.store.atomic import read_json
 from holon.store.queue import Queue
 
 HOME_FORMAT = 1
@@ -49,8 +50,6 @@ class Home:
     @property
     def agent_id(self) -> str:
         if self._agent_id is None:
-            from holon.store.atomic import read_json
-
             ident = read_json(self.agent_json) or {}
             self._agent_id = ident.get("agent_id") or self.root.name
         return self._agent_id

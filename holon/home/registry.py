@@ -17,8 +17,11 @@ AGENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 def check_agent_id(agent_id: str) -> str:
     if not AGENT_ID.match(agent_id):
-        raise UsageError(f"invalid agent id {agent_id!r}", kind="invalid_agent_id",
-                         hint="use letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)")
+        raise UsageError(
+            f"invalid agent id {agent_id!r}",
+            kind="invalid_agent_id",
+            hint="use letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)",
+        )
     return agent_id
 
 
@@ -77,5 +80,8 @@ def resolve(arg: str) -> Home:
     candidate = Path(arg).expanduser()
     if is_home(candidate):
         return Home(candidate)
-    raise UnknownAgent(f"no agent {arg!r}", hint="list agents with `holon agents`, or create one with "
-                       f"`holon init --agent-id {arg if AGENT_ID.match(arg) else 'ID'}`")
+    raise UnknownAgent(
+        f"no agent {arg!r}",
+        hint="list agents with `holon agents`, or create one with "
+        f"`holon init --agent-id {arg if AGENT_ID.match(arg) else 'ID'}`",
+    )

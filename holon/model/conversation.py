@@ -8,7 +8,7 @@ stable `kind` that the retry policy classifies.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Protocol, Union
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -20,13 +20,19 @@ class TokenUsage(BaseModel):
     cache_read_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
 
-    def __add__(self, other: "TokenUsage") -> "TokenUsage":
-        return TokenUsage(**{k: getattr(self, k) + getattr(other, k) for k in TokenUsage.model_fields})
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(
+            **{k: getattr(self, k) + getattr(other, k) for k in TokenUsage.model_fields}
+        )
 
     @classmethod
-    def of(cls, input_tokens: int = 0, output_tokens: int = 0, **cache: int) -> "TokenUsage":
-        return cls(input_tokens=input_tokens, output_tokens=output_tokens,
-                   total_tokens=input_tokens + output_tokens, **cache)
+    def of(cls, input_tokens: int = 0, output_tokens: int = 0, **cache: int) -> TokenUsage:
+        return cls(
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            total_tokens=input_tokens + output_tokens,
+            **cache,
+        )
 
 
 class PromptBlock(BaseModel):
@@ -80,7 +86,9 @@ class ToolResultItem(BaseModel):
     kind: Literal["function", "custom"] = "function"
 
 
-ConversationItem = Annotated[Union[UserItem, AssistantItem, ToolResultItem], Field(discriminator="type")]
+ConversationItem = Annotated[
+    UserItem | AssistantItem | ToolResultItem, Field(discriminator="type")
+]
 
 
 class ToolDefinition(BaseModel):
@@ -134,17 +142,25 @@ class ProviderFailure(Exception):
 
     RETRYABLE = frozenset({"timeout", "connection", "rate_limited", "server_error"})
 
-    def __init__(self, kind: str, message: str, *, status: int | None = None,
-                 retry_after_s: float | None = None, diagnostics: dict[str, Any] | None = None,
-                 category: str | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        message: str,
+        *,
+        status: int | None = None,
+        retry_after_s: float | None = None,
+        diagnostics: dict[str, Any] | None = None,
+        category: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
         self.status = status
         self.retry_after_s = retry_after_s
         self.diagnostics = diagnostics or {}
-        self.category = category or ("protocol" if kind in {"invalid_response", "unsupported_transport"}
-                                     else "transport")
+        self.category = category or (
+            "protocol" if kind in {"invalid_response", "unsupported_transport"} else "transport"
+        )
 
     @property
     def retryable(self) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -110,7 +110,7 @@ class TaskOrigin(_Strict):
 
 
 MessageOrigin = Annotated[
-    Union[OperatorOrigin, ChannelOrigin, WebhookOrigin, CallbackOrigin, TimerOrigin, SystemOrigin, TaskOrigin],
+    OperatorOrigin | ChannelOrigin | WebhookOrigin | CallbackOrigin | TimerOrigin | SystemOrigin | TaskOrigin,
     Field(discriminator="kind"),
 ]
 
@@ -137,7 +137,7 @@ class BriefBody(_Strict):
     attachments: list[BriefAttachment] | None = None
 
 
-MessageBody = Annotated[Union[TextBody, JsonBody, BriefBody], Field(discriminator="type")]
+MessageBody = Annotated[TextBody | JsonBody | BriefBody, Field(discriminator="type")]
 
 
 class MessageEnvelope(_Strict):

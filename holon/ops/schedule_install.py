@@ -12,16 +12,27 @@ from holon.store.atomic import write_text
 
 def cron(line: str) -> str:
     if not shutil.which("crontab"):
-        raise OperationFailed("crontab is not installed", kind="no_crontab",
-                              hint="use `holon schedule systemd --install` or `holon schedule launchd --install`")
+        raise OperationFailed(
+            "crontab is not installed",
+            kind="no_crontab",
+            hint="use `holon schedule systemd --install` or `holon schedule launchd --install`",
+        )
     current = subprocess.run(["crontab", "-l"], capture_output=True, text=True)
-    lines = [ln for ln in (current.stdout if current.returncode == 0 else "").splitlines()
-             if " tick --all" not in ln]
+    lines = [
+        ln
+        for ln in (current.stdout if current.returncode == 0 else "").splitlines()
+        if " tick --all" not in ln
+    ]
     lines.append(line)
-    done = subprocess.run(["crontab", "-"], input="\n".join(lines) + "\n", capture_output=True, text=True)
+    done = subprocess.run(
+        ["crontab", "-"], input="\n".join(lines) + "\n", capture_output=True, text=True
+    )
     if done.returncode != 0:
-        raise OperationFailed(f"crontab refused the entry: {done.stderr.strip()}", kind="crontab_failed",
-                              hint="check `crontab -l` and install the line by hand")
+        raise OperationFailed(
+            f"crontab refused the entry: {done.stderr.strip()}",
+            kind="crontab_failed",
+            hint="check `crontab -l` and install the line by hand",
+        )
     return f"installed in crontab: {line}"
 
 
@@ -39,9 +50,14 @@ def systemd(units: dict[str, str]) -> str:
         write_text(base / name, text)
     msg = f"wrote {', '.join(str(base / n) for n in units)}"
     if shutil.which("systemctl"):
-        run = subprocess.run(["systemctl", "--user", "enable", "--now", f"{schedule.SYSTEMD_NAME}.timer"],
-                             capture_output=True, text=True)
+        run = subprocess.run(
+            ["systemctl", "--user", "enable", "--now", f"{schedule.SYSTEMD_NAME}.timer"],
+            capture_output=True,
+            text=True,
+        )
         if run.returncode == 0:
             return msg + f"\nenabled {schedule.SYSTEMD_NAME}.timer"
-    return msg + f"\nenable it with: systemctl --user daemon-reload && systemctl --user enable --now " \
-                 f"{schedule.SYSTEMD_NAME}.timer"
+    return (
+        msg + f"\nenable it with: systemctl --user daemon-reload && systemctl --user enable --now "
+        f"{schedule.SYSTEMD_NAME}.timer"
+    )

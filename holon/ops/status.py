@@ -25,26 +25,45 @@ def agent_summary(home: Home) -> dict[str, Any]:
     ident = agent.identity()
     queue = home.queue
     summary: dict[str, Any] = {
-        "agent_id": home.agent_id, "home": str(home.root),
-        "identity": {k: ident.get(k) for k in ("kind", "visibility", "ownership", "profile_preset",
-                                                "lineage_parent_agent_id")},
-        "status": state.status.value, "closure": state.closure, "last_continuation": state.last_continuation,
-        "queue": {"pending": len(queue.pending()), "in_progress": len(queue.in_progress()),
-                  "dead_letters": len(queue.dead_letters())},
+        "agent_id": home.agent_id,
+        "home": str(home.root),
+        "identity": {
+            k: ident.get(k)
+            for k in (
+                "kind",
+                "visibility",
+                "ownership",
+                "profile_preset",
+                "lineage_parent_agent_id",
+            )
+        },
+        "status": state.status.value,
+        "closure": state.closure,
+        "last_continuation": state.last_continuation,
+        "queue": {
+            "pending": len(queue.pending()),
+            "in_progress": len(queue.in_progress()),
+            "dead_letters": len(queue.dead_letters()),
+        },
         "tasks": {"active": _count(home.tasks_active)},
         "current_work_item_id": state.current_work_item_id,
         "model": budget.model_state(agent),
         "token_usage": state.token_usage.model_dump(),
         "last_turn": state.last_turn.model_dump() if state.last_turn else None,
-        "sleeping_until": state.sleeping_until, "last_tick_at": state.last_tick_at,
+        "sleeping_until": state.sleeping_until,
+        "last_tick_at": state.last_tick_at,
         "last_brief_at": state.last_brief_at,
         "loaded_agents_md": _agents_md(home),
     }
     if state.status.value == "stopped":
-        summary["lifecycle_hint"] = (f"stopped: run `holon resume {home.agent_id}` before sending new prompts; "
-                                     "`holon wake` does not cross the stopped boundary")
+        summary["lifecycle_hint"] = (
+            f"stopped: run `holon resume {home.agent_id}` before sending new prompts; "
+            "`holon wake` does not cross the stopped boundary"
+        )
     elif state.status.value == "paused":
-        summary["lifecycle_hint"] = f"paused: queued work waits until `holon resume {home.agent_id}`"
+        summary["lifecycle_hint"] = (
+            f"paused: queued work waits until `holon resume {home.agent_id}`"
+        )
     summary.update(_lifecycle(home, state))
     return summary
 
@@ -56,11 +75,16 @@ def _lifecycle(home: Home, state: AgentState) -> dict[str, Any]:
         label = workitems.readiness(rec, state.current_work_item_id)
         counts[label] = counts.get(label, 0) + 1
     due = nextdue.read(home)
-    return {"work_items": counts,
-            "timers": [{"id": t["id"], "schedule": t["schedule"], "due_at": t["due_at"]} for t in timers.load(home)],
-            "external_trigger": triggers.show(home),
-            "pending_wake_hint": state.pending_wake_hint,
-            "next_due_at": clock.iso(due) if due is not None else None}
+    return {
+        "work_items": counts,
+        "timers": [
+            {"id": t["id"], "schedule": t["schedule"], "due_at": t["due_at"]}
+            for t in timers.load(home)
+        ],
+        "external_trigger": triggers.show(home),
+        "pending_wake_hint": state.pending_wake_hint,
+        "next_due_at": clock.iso(due) if due is not None else None,
+    }
 
 
 def _agents_md(home: Home) -> dict[str, Any] | None:

@@ -4,54 +4,81 @@ from __future__ import annotations
 
 from typing import Any
 
-from holon.errors import UsageError
-from holon.home.layout import Home
 from holon.agent import nextdue, workitems
 from holon.agent.handle import Agent
+from holon.errors import UsageError
+from holon.home.layout import Home
 
 
 def listing(home: Home, include_completed: bool = False) -> list[dict[str, Any]]:
     current = Agent(home).state().current_work_item_id
     summaries = workitems.delivery_summaries(home)
-    return [workitems.view(home, r, current, summaries) for r in workitems.load_all(home).values()
-            if include_completed or r.get("state") != "completed"]
+    return [
+        workitems.view(home, r, current, summaries)
+        for r in workitems.load_all(home).values()
+        if include_completed or r.get("state") != "completed"
+    ]
 
 
 def show(home: Home, work_item_id: str) -> dict[str, Any]:
     rec = workitems.get(home, work_item_id)
     if rec is None:
-        raise UsageError(f"no work item {work_item_id!r} for {home.agent_id}", kind="unknown_work_item",
-                         hint=f"see `holon work list {home.agent_id} --all`")
+        raise UsageError(
+            f"no work item {work_item_id!r} for {home.agent_id}",
+            kind="unknown_work_item",
+            hint=f"see `holon work list {home.agent_id} --all`",
+        )
     return workitems.view(home, rec, Agent(home).state().current_work_item_id)
 
 
 def create(home: Home, objective: str, plan: str | None = None) -> dict[str, Any]:
     """Control-plane enqueue: a queued item in the same store; no message, no focus change."""
     if not objective.strip():
-        raise UsageError("objective is empty", kind="invalid_objective", hint="describe what done looks like")
+        raise UsageError(
+            "objective is empty", kind="invalid_objective", hint="describe what done looks like"
+        )
     agent = Agent(home)
     rec = workitems.new_record(agent.id, objective.strip())
     if plan:
         workitems.write_plan(home, rec["id"], plan)
     rec = workitems.append(agent, rec)
-    agent.event("work_item_enqueued", work_item_id=rec["id"], objective=rec["objective"], via="control_plane")
+    agent.event(
+        "work_item_enqueued",
+        work_item_id=rec["id"],
+        objective=rec["objective"],
+        via="control_plane",
+    )
     _idle_activation(agent)
     return workitems.view(home, rec, agent.state().current_work_item_id)
 
 
 def _idle_activation(agent: Agent) -> None:
     """An idle agent with no current item gets a work signal so the next tick lets it pick the new item."""
+
     def apply(s: Any) -> None:
         if s.status.value != "awake_idle" or s.current_work_item_id or s.inflight:
             return
         closure = dict(s.closure or {})
         if closure.get("outcome") in ("completed", None) or closure.get("activation_message_id"):
-            first = next((r for r in workitems.load_all(agent.home).values()
-                          if workitems.readiness(r, None) == "queued_runnable"), None)
+            first = next(
+                (
+                    r
+                    for r in workitems.load_all(agent.home).values()
+                    if workitems.readiness(r, None) == "queued_runnable"
+                ),
+                None,
+            )
             if first:
                 closure.pop("activation_message_id", None)
-                closure.update(outcome="continuable", work_signal={
-                    "work_item_id": first["id"], "status": "queued", "reactivation_mode": "activate_queued"})
+                closure.update(
+                    outcome="continuable",
+                    work_signal={
+                        "work_item_id": first["id"],
+                        "status": "queued",
+                        "reactivation_mode": "activate_queued",
+                    },
+                )
                 s.closure = closure
+
     agent.update_state(apply)
     nextdue.refresh(agent.home)

@@ -36,13 +36,27 @@ def apply_hunks(text: TextFile, patch: FilePatch, path: str) -> tuple[bytes, lis
         hinted = hunk.old_start if not hunk.old_lines else max(hunk.old_start - 1, 0)
         placement = locator.place(hunk, number, hinted + drift, pos)
         if placement.relaxed:
-            diags.append(diagnostic("whitespace_relaxed_match", path, number, f"hunk {number} matched at line "
-                                    f"{placement.start + 1} only when trailing whitespace was ignored"))
+            diags.append(
+                diagnostic(
+                    "whitespace_relaxed_match",
+                    path,
+                    number,
+                    f"hunk {number} matched at line "
+                    f"{placement.start + 1} only when trailing whitespace was ignored",
+                )
+            )
         if placement.start != hinted:
-            diags.append(diagnostic("hunk_offset", path, number, f"hunk {number} applied at line "
-                                    f"{placement.start + 1}, {placement.start - hinted:+d} lines from its header"))
+            diags.append(
+                diagnostic(
+                    "hunk_offset",
+                    path,
+                    number,
+                    f"hunk {number} applied at line "
+                    f"{placement.start + 1}, {placement.start - hinted:+d} lines from its header",
+                )
+            )
         drift = placement.start - hinted
-        out.extend(text.lines[pos:placement.start])
+        out.extend(text.lines[pos : placement.start])
         pos = _emit(text, hunk, placement.start, out, literal)
         eof_hunk = hunk if pos == len(text.lines) else None
     out.extend(text.lines[pos:])
@@ -70,8 +84,15 @@ def _emit(text: TextFile, hunk: Hunk, start: int, out: list[str], literal: bool)
 def _check_counts(hunk: Hunk, number: int, path: str, diags: list[dict[str, Any]]) -> None:
     old, new = len(hunk.old_lines), hunk.new_count_actual
     if (old, new) != (hunk.old_count, hunk.new_count):
-        diags.append(diagnostic("hunk_count_mismatch", path, number, f"hunk {number}: header {hunk.header} "
-                                f"but the body has {old} old and {new} new lines; applied by its body"))
+        diags.append(
+            diagnostic(
+                "hunk_count_mismatch",
+                path,
+                number,
+                f"hunk {number}: header {hunk.header} "
+                f"but the body has {old} old and {new} new lines; applied by its body",
+            )
+        )
 
 
 def _final_newline(text: TextFile, eof_hunk: Hunk | None) -> bool:
@@ -88,13 +109,18 @@ def _fix_last_lines(text: TextFile, hunk: Hunk, out: list[str], final_newline: b
     if not out:
         return
     last_new = next((line for line in reversed(hunk.lines) if line.tag != "-"), None)
-    if not final_newline and last_new is not None and last_new.tag == "+" and out[-1].endswith("\r"):
+    if (
+        not final_newline
+        and last_new is not None
+        and last_new.tag == "+"
+        and out[-1].endswith("\r")
+    ):
         out[-1] = out[-1][:-1]  # the CR we added belongs to a terminator the file no longer has
     if text.final_newline or not text.crlf:
         return
     last_old = max((k for k, line in enumerate(hunk.lines) if line.tag != "+"), default=None)
     if last_old is None or hunk.lines[last_old].tag != " ":
         return
-    idx = len(out) - 1 - sum(1 for line in hunk.lines[last_old + 1:] if line.tag == "+")
+    idx = len(out) - 1 - sum(1 for line in hunk.lines[last_old + 1 :] if line.tag == "+")
     if idx < len(out) - 1 and not out[idx].endswith("\r"):
         out[idx] += "\r"  # the old last line gained a terminator: the file's CR LF

@@ -4,50 +4,78 @@ from __future__ import annotations
 
 from typing import Any
 
-
 _FILE_HEADER = "'--- a/<path>' followed by '+++ b/<path>'"
-_RENAME_FORM = ("diff --git a/<old> b/<new>\\nrename from <old>\\nrename to <new>\\n"
-                "--- a/<old>\\n+++ b/<new>\\n@@ -a,b +c,d @@ ...")
+_RENAME_FORM = (
+    "diff --git a/<old> b/<new>\\nrename from <old>\\nrename to <new>\\n"
+    "--- a/<old>\\n+++ b/<new>\\n@@ -a,b +c,d @@ ..."
+)
 
 HINTS: dict[str, str] = {
-    "empty_patch": (f"The patch must be unified diff text: {_FILE_HEADER}, then one or more "
-                    "'@@ -old_start,old_count +new_start,new_count @@' hunks."),
-    "missing_file_header": (f"Every file patch starts with {_FILE_HEADER} (use /dev/null as the old path "
-                            "to add a file, as the new path to delete one); only blank lines may "
-                            "surround the patch. Do not use the old '*** Begin Patch' format."),
-    "invalid_hunk_header": ("Every file patch needs at least one hunk, and every hunk starts with "
-                            "'@@ -old_start,old_count +new_start,new_count @@' (counts optional); "
-                            "line numbers are hints, so give your best estimate rather than omitting them."),
-    "invalid_hunk_line": ("Every hunk line starts with ' ' (context), '-' (removed) or '+' (added), or is "
-                          "'\\ No newline at end of file'; an added file has only '+' lines and a deleted "
-                          "file has no '+' lines."),
+    "empty_patch": (
+        f"The patch must be unified diff text: {_FILE_HEADER}, then one or more "
+        "'@@ -old_start,old_count +new_start,new_count @@' hunks."
+    ),
+    "missing_file_header": (
+        f"Every file patch starts with {_FILE_HEADER} (use /dev/null as the old path "
+        "to add a file, as the new path to delete one); only blank lines may "
+        "surround the patch. Do not use the old '*** Begin Patch' format."
+    ),
+    "invalid_hunk_header": (
+        "Every file patch needs at least one hunk, and every hunk starts with "
+        "'@@ -old_start,old_count +new_start,new_count @@' (counts optional); "
+        "line numbers are hints, so give your best estimate rather than omitting them."
+    ),
+    "invalid_hunk_line": (
+        "Every hunk line starts with ' ' (context), '-' (removed) or '+' (added), or is "
+        "'\\ No newline at end of file'; an added file has only '+' lines and a deleted "
+        "file has no '+' lines."
+    ),
     "unsupported_git_patch_feature": (
         "ApplyPatch applies text hunks and renames only: binary patches, copy headers, symlinks, "
         "submodules and mode-only or empty-file changes are not supported ('index', 'similarity index' "
-        "and mode lines are accepted but ignored). Express the change as text hunks."),
-    "rename_path_mismatch": ("A rename needs both 'rename from <old>' and 'rename to <new>' (paths without "
-                             "a/ b/ prefixes), and '--- a/<old>' / '+++ b/<new>', when present, must name "
-                             "the same two paths."),
-    "path_mismatch_without_rename": ("'---' and '+++' must name the same file unless the patch is a rename. "
-                                     f"To rename, write: {_RENAME_FORM}"),
-    "duplicate_file_patch": ("Each path may appear in only one file patch per call: merge all hunks for "
-                             f"that file under a single {_FILE_HEADER} header, in file order."),
-    "path_escape": ("Patch paths are relative to the working directory and must stay inside the "
-                    "workspace: no absolute paths, no '..' leading outside, no symlinks pointing outside."),
-    "missing_file": (f"{_FILE_HEADER} must name an existing regular file; to create a file use "
-                     "'--- /dev/null' and '+++ b/<path>' with only '+' lines."),
-    "existing_file": ("'--- /dev/null' (or 'rename to') must name a path that does not exist yet; to change "
-                      f"an existing file use {_FILE_HEADER} with context lines."),
-    "context_not_found": ("The context (' ') and removed ('-') lines of every hunk must match the current "
-                          "file exactly and in order, hunks in file order without overlap. Re-read the "
-                          "target region and rebuild the hunk from the file's current text."),
-    "ambiguous_context": ("The hunk's context matches several places and its '@@ -old_start' line number "
-                          "does not point at one of them: add surrounding context lines (or correct the "
-                          "line number) so the hunk matches exactly one place."),
-    "unsupported_encoding": ("ApplyPatch edits UTF-8 text files only; this file is not valid UTF-8 or "
-                             "contains NUL bytes, so it was left untouched."),
+        "and mode lines are accepted but ignored). Express the change as text hunks."
+    ),
+    "rename_path_mismatch": (
+        "A rename needs both 'rename from <old>' and 'rename to <new>' (paths without "
+        "a/ b/ prefixes), and '--- a/<old>' / '+++ b/<new>', when present, must name "
+        "the same two paths."
+    ),
+    "path_mismatch_without_rename": (
+        "'---' and '+++' must name the same file unless the patch is a rename. "
+        f"To rename, write: {_RENAME_FORM}"
+    ),
+    "duplicate_file_patch": (
+        "Each path may appear in only one file patch per call: merge all hunks for "
+        f"that file under a single {_FILE_HEADER} header, in file order."
+    ),
+    "path_escape": (
+        "Patch paths are relative to the working directory and must stay inside the "
+        "workspace: no absolute paths, no '..' leading outside, no symlinks pointing outside."
+    ),
+    "missing_file": (
+        f"{_FILE_HEADER} must name an existing regular file; to create a file use "
+        "'--- /dev/null' and '+++ b/<path>' with only '+' lines."
+    ),
+    "existing_file": (
+        "'--- /dev/null' (or 'rename to') must name a path that does not exist yet; to change "
+        f"an existing file use {_FILE_HEADER} with context lines."
+    ),
+    "context_not_found": (
+        "The context (' ') and removed ('-') lines of every hunk must match the current "
+        "file exactly and in order, hunks in file order without overlap. Re-read the "
+        "target region and rebuild the hunk from the file's current text."
+    ),
+    "ambiguous_context": (
+        "The hunk's context matches several places and its '@@ -old_start' line number "
+        "does not point at one of them: add surrounding context lines (or correct the "
+        "line number) so the hunk matches exactly one place."
+    ),
+    "unsupported_encoding": (
+        "ApplyPatch edits UTF-8 text files only; this file is not valid UTF-8 or "
+        "contains NUL bytes, so it was left untouched."
+    ),
     "io_error": "The patch was valid but the filesystem refused the change; nothing was written. Check "
-                "permissions and free space, then retry.",
+    "permissions and free space, then retry.",
 }
 
 

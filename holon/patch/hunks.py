@@ -33,10 +33,16 @@ def read_hunk(r: Reader, path: str) -> Hunk:
     header = r.next().rstrip("\r")
     match = HUNK_RE.match(header)
     if match is None:
-        raise patch_error("invalid_hunk_header", f"{path}: line {line_no}: {header!r} is not a hunk header "
-                          "'@@ -old_start,old_count +new_start,new_count @@'", path=path, line=line_no)
+        raise patch_error(
+            "invalid_hunk_header",
+            f"{path}: line {line_no}: {header!r} is not a hunk header "
+            "'@@ -old_start,old_count +new_start,new_count @@'",
+            path=path,
+            line=line_no,
+        )
     old_start, old_count, new_start, new_count = (
-        int(g) if g is not None else 1 for g in match.group(1, 2, 3, 4))
+        int(g) if g is not None else 1 for g in match.group(1, 2, 3, 4)
+    )
     hunk = Hunk(old_start, old_count, new_start, new_count, match.group(5).strip(), [], line_no)
     old_left, new_left, blank_tail = old_count, new_count, 0
     while not r.done and _continues(r, old_left, new_left):
@@ -47,8 +53,12 @@ def read_hunk(r: Reader, path: str) -> Hunk:
             continue
         body = _body_line(line)
         if body is None:
-            raise patch_error("invalid_hunk_line", f"{path}: line {r.line_no - 1}: {line[:80]!r} does not start "
-                              "with ' ', '-' or '+'", path=path, line=r.line_no - 1)
+            raise patch_error(
+                "invalid_hunk_line",
+                f"{path}: line {r.line_no - 1}: {line[:80]!r} does not start with ' ', '-' or '+'",
+                path=path,
+                line=r.line_no - 1,
+            )
         hunk.lines.append(body)
         old_left -= body.tag != "+"
         new_left -= body.tag != "-"
@@ -56,8 +66,12 @@ def read_hunk(r: Reader, path: str) -> Hunk:
     if (old_left > 0 or new_left > 0) and blank_tail:
         del hunk.lines[-blank_tail:]  # blank separators after an overcounted hunk, not context
     if not hunk.lines:
-        raise patch_error("invalid_hunk_line", f"{path}: line {line_no}: hunk has no body lines",
-                          path=path, line=line_no)
+        raise patch_error(
+            "invalid_hunk_line",
+            f"{path}: line {line_no}: hunk has no body lines",
+            path=path,
+            line=line_no,
+        )
     return hunk
 
 
@@ -71,7 +85,9 @@ def _continues(r: Reader, old_left: int, new_left: int) -> bool:
     if old_left > 0 or new_left > 0:
         # an overcounted hunk ends where a new file patch clearly starts, unless those two
         # lines are exactly the '-' and '+' lines its counts still expect
-        return not (r.at_file_header() and r.peek(2).startswith("@@") and (old_left, new_left) != (1, 1))
+        return not (
+            r.at_file_header() and r.peek(2).startswith("@@") and (old_left, new_left) != (1, 1)
+        )
     if r.at_file_header():
         return False
     if is_blank(line):
@@ -96,8 +112,12 @@ def _body_line(line: str) -> BodyLine | None:
 
 def _mark_no_newline(hunk: Hunk, line_no: int, path: str) -> None:
     if not hunk.lines:
-        raise patch_error("invalid_hunk_line", f"{path}: line {line_no}: '\\ No newline at end of file' must "
-                          "follow a hunk line", path=path, line=line_no)
+        raise patch_error(
+            "invalid_hunk_line",
+            f"{path}: line {line_no}: '\\ No newline at end of file' must follow a hunk line",
+            path=path,
+            line=line_no,
+        )
     tag = hunk.lines[-1].tag
     hunk.old_no_newline |= tag != "+"
     hunk.new_no_newline |= tag != "-"

@@ -60,7 +60,9 @@ class Locator:
         if not starts:
             if self._rkeys is None:
                 self._rkeys = [k.rstrip() for k in self.keys]
-            starts = self._matches(self._rkeys, self._relaxed_index, [t.rstrip() for t in old], hint, fits)
+            starts = self._matches(
+                self._rkeys, self._relaxed_index, [t.rstrip() for t in old], hint, fits
+            )
             relaxed = True
         if len(starts) == 1:
             return Placement(starts[0], relaxed)
@@ -79,15 +81,20 @@ class Locator:
         return self._relaxed
 
     @staticmethod
-    def _matches(keys: list[str], index: Callable[[], dict[str, list[int]]], old: list[str], hint: int,
-                 fits: Callable[[int], bool]) -> list[int]:
+    def _matches(
+        keys: list[str],
+        index: Callable[[], dict[str, list[int]]],
+        old: list[str],
+        hint: int,
+        fits: Callable[[int], bool],
+    ) -> list[int]:
         m = len(old)
-        if fits(hint) and keys[hint:hint + m] == old:
+        if fits(hint) and keys[hint : hint + m] == old:
             return [hint]
         positions = index()
         anchor = min(range(m), key=lambda j: len(positions.get(old[j], ())))
         starts = (p - anchor for p in positions.get(old[anchor], ()))
-        return [s for s in starts if fits(s) and keys[s:s + m] == old]
+        return [s for s in starts if fits(s) and keys[s : s + m] == old]
 
     def _ambiguous(self, hunk: Hunk, number: int, starts: list[int], hint: int) -> Exception:
         lines = ", ".join(str(s + 1) for s in starts[:10]) + (", ..." if len(starts) > 10 else "")
@@ -95,31 +102,60 @@ class Locator:
             "ambiguous_context",
             f"{self.path}: hunk {number} ({hunk.header}) matches {len(starts)} places (lines {lines}) and "
             f"its hinted line {hint + 1} is not one of them",
-            path=self.path, hunk=number, hint_line=hint + 1, candidate_count=len(starts),
-            candidates=[{"line": s + 1, "distance": s - hint} for s in starts[:50]])
+            path=self.path,
+            hunk=number,
+            hint_line=hint + 1,
+            candidate_count=len(starts),
+            candidates=[{"line": s + 1, "distance": s - hint} for s in starts[:50]],
+        )
 
     def _not_found(self, hunk: Hunk, number: int, old: list[str], hint: int, lo: int) -> Exception:
         best, votes = self._nearest(old, hint)
         n = len(self.keys)
-        diverged = next((j for j in range(len(old)) if not (0 <= best + j < n and self.keys[best + j] == old[j])),
-                        None)
+        diverged = next(
+            (
+                j
+                for j in range(len(old))
+                if not (0 <= best + j < n and self.keys[best + j] == old[j])
+            ),
+            None,
+        )
         if diverged is None:  # the text is there, but where this hunk may not go
-            why = ("it lies before the end of the previous hunk (hunks must be in file order and must not "
-                   "overlap)") if best < lo else "a '\\ No newline at end of file' marker pins it to the end of the file"
+            why = (
+                (
+                    "it lies before the end of the previous hunk (hunks must be in file order and must not "
+                    "overlap)"
+                )
+                if best < lo
+                else "a '\\ No newline at end of file' marker pins it to the end of the file"
+            )
             detail = f"its lines match at line {best + 1}, but {why}"
             divergence = None
         else:
             found = self.keys[best + diverged] if 0 <= best + diverged < n else None
-            detail = (f"nearest similar text at line {best + 1} ({votes} of {len(old)} lines equal), first "
-                      f"difference at line {best + diverged + 1}: expected {_clip(old[diverged])!r}, "
-                      f"found {_clip(found)!r}")
-            divergence = {"hunk_line": diverged + 1, "line": best + diverged + 1,
-                          "expected": _clip(old[diverged]), "found": _clip(found)}
+            detail = (
+                f"nearest similar text at line {best + 1} ({votes} of {len(old)} lines equal), first "
+                f"difference at line {best + diverged + 1}: expected {_clip(old[diverged])!r}, "
+                f"found {_clip(found)!r}"
+            )
+            divergence = {
+                "hunk_line": diverged + 1,
+                "line": best + diverged + 1,
+                "expected": _clip(old[diverged]),
+                "found": _clip(found),
+            }
         window = range(max(0, best - 2), min(n, best + len(old) + 2))
         return patch_error(
-            "context_not_found", f"{self.path}: hunk {number} ({hunk.header}): context not found; {detail}",
-            path=self.path, hunk=number, hint_line=hint + 1, first_divergence=divergence,
-            nearest_lines=[{"line": i + 1, "text": _clip(self.keys[i])} for i in list(window)[:_WINDOW]])
+            "context_not_found",
+            f"{self.path}: hunk {number} ({hunk.header}): context not found; {detail}",
+            path=self.path,
+            hunk=number,
+            hint_line=hint + 1,
+            first_divergence=divergence,
+            nearest_lines=[
+                {"line": i + 1, "text": _clip(self.keys[i])} for i in list(window)[:_WINDOW]
+            ],
+        )
 
     def _nearest(self, old: list[str], hint: int) -> tuple[int, int]:
         """The start whose lines agree (ignoring surrounding whitespace) with most old lines, nearest the hint."""
@@ -134,7 +170,11 @@ class Locator:
         if not votes:
             return min(max(hint, 0), max(len(self.keys) - 1, 0)), 0
         best = max(votes, key=lambda s: (votes[s], -abs(s - hint)))
-        exact = sum(1 for j, t in enumerate(old) if 0 <= best + j < len(self.keys) and self.keys[best + j] == t)
+        exact = sum(
+            1
+            for j, t in enumerate(old)
+            if 0 <= best + j < len(self.keys) and self.keys[best + j] == t
+        )
         return best, exact
 
 

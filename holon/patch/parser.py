@@ -16,11 +16,24 @@ from holon.patch.model import FilePatch, Hunk
 from holon.patch.paths import header_path, normalise, rename_path
 from holon.patch.reader import Reader, is_blank, split_patch
 
-METADATA = ("index ", "similarity index ", "new file mode ", "deleted file mode ", "old mode ", "new mode ")
-_UNSUPPORTED = {"copy from ": "copy headers are not supported", "copy to ": "copy headers are not supported",
-                "GIT binary patch": "binary patches are not supported",
-                "Binary files ": "binary patches are not supported"}
-_SPECIAL_MODES = {"160000": "submodule patches are not supported", "120000": "symlink patches are not supported"}
+METADATA = (
+    "index ",
+    "similarity index ",
+    "new file mode ",
+    "deleted file mode ",
+    "old mode ",
+    "new mode ",
+)
+_UNSUPPORTED = {
+    "copy from ": "copy headers are not supported",
+    "copy to ": "copy headers are not supported",
+    "GIT binary patch": "binary patches are not supported",
+    "Binary files ": "binary patches are not supported",
+}
+_SPECIAL_MODES = {
+    "160000": "submodule patches are not supported",
+    "120000": "symlink patches are not supported",
+}
 _SUBMODULE_LINE = re.compile(r"Subproject commit [0-9a-f]{7,40}(-dirty)?$")
 _UNSET = object()
 
@@ -55,16 +68,28 @@ def _file_patch(r: Reader) -> FilePatch:
         label = str(new or old or "")
         hunks = read_hunks(r, label)
         if not hunks:
-            raise patch_error("invalid_hunk_header", f"{label}: line {r.line_no}: expected a hunk header "
-                              "'@@ -old_start,old_count +new_start,new_count @@' after the '+++' line",
-                              path=label, line=r.line_no)
+            raise patch_error(
+                "invalid_hunk_header",
+                f"{label}: line {r.line_no}: expected a hunk header "
+                "'@@ -old_start,old_count +new_start,new_count @@' after the '+++' line",
+                path=label,
+                line=r.line_no,
+            )
     elif not first.startswith("diff --git "):
-        raise patch_error("missing_file_header", f"line {line_no}: expected '--- <old path>' followed by "
-                          f"'+++ <new path>', found {first[:80]!r}", line=line_no)
+        raise patch_error(
+            "missing_file_header",
+            f"line {line_no}: expected '--- <old path>' followed by "
+            f"'+++ <new path>', found {first[:80]!r}",
+            line=line_no,
+        )
     elif not rename:
-        raise patch_error("unsupported_git_patch_feature", f"line {line_no}: a git file patch without "
-                          "'---'/'+++' lines must be a rename; mode-only changes and empty-file adds or "
-                          "deletes are outside the supported subset", line=line_no)
+        raise patch_error(
+            "unsupported_git_patch_feature",
+            f"line {line_no}: a git file patch without "
+            "'---'/'+++' lines must be a rename; mode-only changes and empty-file adds or "
+            "deletes are outside the supported subset",
+            line=line_no,
+        )
     patch = _classify(old, new, rename, hunks, line_no, meta)
     _check_bodies(patch)
     return patch
@@ -73,13 +98,17 @@ def _file_patch(r: Reader) -> FilePatch:
 def _refuse_unsupported(line: str, line_no: int) -> None:
     for prefix, why in _UNSUPPORTED.items():
         if line.startswith(prefix):
-            raise patch_error("unsupported_git_patch_feature", f"line {line_no}: {why} ({line[:80]!r})",
-                              line=line_no)
+            raise patch_error(
+                "unsupported_git_patch_feature",
+                f"line {line_no}: {why} ({line[:80]!r})",
+                line=line_no,
+            )
     if line.startswith(("new file mode ", "deleted file mode ", "old mode ", "new mode ")):
         why = _SPECIAL_MODES.get(line.split()[-1])
         if why:
-            raise patch_error("unsupported_git_patch_feature", f"line {line_no}: {why} ({line!r})",
-                              line=line_no)
+            raise patch_error(
+                "unsupported_git_patch_feature", f"line {line_no}: {why} ({line!r})", line=line_no
+            )
 
 
 def _git_headers(r: Reader, meta: list[str], rename: dict[str, str]) -> None:
@@ -92,69 +121,107 @@ def _git_headers(r: Reader, meta: list[str], rename: dict[str, str]) -> None:
         r.next()
         _refuse_unsupported(line, line_no)
         if line.startswith("rename from "):
-            rename["from"] = rename_path(line[len("rename from "):])
+            rename["from"] = rename_path(line[len("rename from ") :])
         elif line.startswith("rename to "):
-            rename["to"] = rename_path(line[len("rename to "):])
+            rename["to"] = rename_path(line[len("rename to ") :])
         elif line.startswith(METADATA):
             meta.append(line)
         else:
-            raise patch_error("unsupported_git_patch_feature", f"line {line_no}: unsupported git header "
-                              f"line {line[:80]!r}", line=line_no)
+            raise patch_error(
+                "unsupported_git_patch_feature",
+                f"line {line_no}: unsupported git header line {line[:80]!r}",
+                line=line_no,
+            )
 
 
 def _file_headers(r: Reader) -> tuple[str | None, str | None]:
     line_no = r.line_no
     old = header_path(r.next()[4:])
     if not r.peek().startswith("+++ "):
-        raise patch_error("missing_file_header", f"line {line_no + 1}: '--- <old path>' must be followed by "
-                          f"'+++ <new path>', found {r.peek()[:80]!r}", line=line_no + 1)
+        raise patch_error(
+            "missing_file_header",
+            f"line {line_no + 1}: '--- <old path>' must be followed by "
+            f"'+++ <new path>', found {r.peek()[:80]!r}",
+            line=line_no + 1,
+        )
     new = header_path(r.next()[4:])
     for path in (old, new):
         if path is not None and not path.strip():
-            raise patch_error("missing_file_header", f"line {line_no}: empty path in file header",
-                              line=line_no)
+            raise patch_error(
+                "missing_file_header", f"line {line_no}: empty path in file header", line=line_no
+            )
     return old, new
 
 
-def _classify(old: object, new: object, rename: dict[str, str], hunks: list[Hunk], line_no: int,
-              meta: list[str]) -> FilePatch:
+def _classify(
+    old: object,
+    new: object,
+    rename: dict[str, str],
+    hunks: list[Hunk],
+    line_no: int,
+    meta: list[str],
+) -> FilePatch:
     if rename:
         if "from" not in rename or "to" not in rename:
-            raise patch_error("rename_path_mismatch", f"line {line_no}: a rename needs both 'rename from' "
-                              "and 'rename to'", line=line_no)
+            raise patch_error(
+                "rename_path_mismatch",
+                f"line {line_no}: a rename needs both 'rename from' and 'rename to'",
+                line=line_no,
+            )
         if old is not _UNSET and (old != rename["from"] or new != rename["to"]):
-            raise patch_error("rename_path_mismatch", f"line {line_no}: 'rename from {rename['from']}' / "
-                              f"'rename to {rename['to']}' disagree with '--- {old}' / '+++ {new}'",
-                              line=line_no, rename_from=rename["from"], rename_to=rename["to"],
-                              old_path=old, new_path=new)
+            raise patch_error(
+                "rename_path_mismatch",
+                f"line {line_no}: 'rename from {rename['from']}' / "
+                f"'rename to {rename['to']}' disagree with '--- {old}' / '+++ {new}'",
+                line=line_no,
+                rename_from=rename["from"],
+                rename_to=rename["to"],
+                old_path=old,
+                new_path=new,
+            )
         return FilePatch("rename", rename["from"], rename["to"], hunks, line_no, meta)
     assert isinstance(old, (str, type(None))) and isinstance(new, (str, type(None)))
     if old is None and new is None:
-        raise patch_error("missing_file_header", f"line {line_no}: '---' and '+++' are both /dev/null",
-                          line=line_no)
+        raise patch_error(
+            "missing_file_header",
+            f"line {line_no}: '---' and '+++' are both /dev/null",
+            line=line_no,
+        )
     if old is None:
         return FilePatch("add", None, new, hunks, line_no, meta)
     if new is None:
         return FilePatch("delete", old, None, hunks, line_no, meta)
     if normalise(old) != normalise(new):
-        raise patch_error("path_mismatch_without_rename", f"line {line_no}: '--- {old}' and '+++ {new}' "
-                          "name different files but the patch has no 'rename from'/'rename to' headers",
-                          line=line_no, old_path=old, new_path=new)
+        raise patch_error(
+            "path_mismatch_without_rename",
+            f"line {line_no}: '--- {old}' and '+++ {new}' "
+            "name different files but the patch has no 'rename from'/'rename to' headers",
+            line=line_no,
+            old_path=old,
+            new_path=new,
+        )
     return FilePatch("modify", old, new, hunks, line_no, meta)
 
 
 def _check_bodies(patch: FilePatch) -> None:
     lines = [line for hunk in patch.hunks for line in hunk.lines]
     if lines and all(_SUBMODULE_LINE.match(line.text) for line in lines):
-        raise patch_error("unsupported_git_patch_feature", f"{patch.path}: submodule patches are not supported",
-                          path=patch.path)
+        raise patch_error(
+            "unsupported_git_patch_feature",
+            f"{patch.path}: submodule patches are not supported",
+            path=patch.path,
+        )
     banned = {"add": " -", "delete": "+"}.get(patch.op, "")
     for hunk in patch.hunks:
         if any(line.tag in banned for line in hunk.lines):
             what = "only '+' lines" if patch.op == "add" else "no '+' lines"
-            raise patch_error("invalid_hunk_line", f"{patch.path}: hunk at line {hunk.line_no}: a "
-                              f"{'new' if patch.op == 'add' else 'deleted'} file's hunks may contain {what}",
-                              path=patch.path, line=hunk.line_no)
+            raise patch_error(
+                "invalid_hunk_line",
+                f"{patch.path}: hunk at line {hunk.line_no}: a "
+                f"{'new' if patch.op == 'add' else 'deleted'} file's hunks may contain {what}",
+                path=patch.path,
+                line=hunk.line_no,
+            )
 
 
 def _check_duplicates(patches: list[FilePatch]) -> None:
@@ -162,7 +229,11 @@ def _check_duplicates(patches: list[FilePatch]) -> None:
     for patch in patches:
         for path in {normalise(p) for p in patch.touched}:
             if path in seen:
-                raise patch_error("duplicate_file_patch", f"{path}: appears in the file patches at lines "
-                                  f"{seen[path]} and {patch.line_no}", path=path,
-                                  lines=[seen[path], patch.line_no])
+                raise patch_error(
+                    "duplicate_file_patch",
+                    f"{path}: appears in the file patches at lines "
+                    f"{seen[path]} and {patch.line_no}",
+                    path=path,
+                    lines=[seen[path], patch.line_no],
+                )
             seen[path] = patch.line_no

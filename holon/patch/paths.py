@@ -24,7 +24,7 @@ def unquote(raw: str) -> str:
             out += ch.encode("utf-8")
             i += 1
         elif body[i + 1] in "01234567":
-            out.append(int(body[i + 1:i + 4], 8) & 0xFF)
+            out.append(int(body[i + 1 : i + 4], 8) & 0xFF)
             i += 4
         else:
             out.append(_ESCAPES.get(body[i + 1], ord(body[i + 1])))
@@ -60,14 +60,18 @@ def resolve(root: Path, cwd: Path, path: str) -> Path:
     if not path or "\0" in path:
         raise patch_error("path_escape", f"invalid patch path {path!r}", path=path)
     if os.path.isabs(path) or path.startswith("~"):
-        raise patch_error("path_escape", f"{path}: absolute paths are not allowed; use a path relative to "
-                          "the working directory", path=path)
+        raise patch_error(
+            "path_escape",
+            f"{path}: absolute paths are not allowed; use a path relative to the working directory",
+            path=path,
+        )
     real_root = os.path.realpath(root)
     lexical = os.path.normpath(os.path.join(os.path.realpath(cwd), path))
     if not _inside(lexical, real_root) or lexical == real_root:
         raise patch_error("path_escape", f"{path}: resolves outside the workspace", path=path)
     real = os.path.realpath(lexical)
     if not _inside(real, real_root) or real == real_root:
-        raise patch_error("path_escape", f"{path}: a symlink leads outside the workspace", path=path,
-                          target=real)
+        raise patch_error(
+            "path_escape", f"{path}: a symlink leads outside the workspace", path=path, target=real
+        )
     return Path(real)

@@ -64,4 +64,5 @@ class Reader:
         """A `--- `/`+++ ` pair, or a `diff --git` line, starts the next file patch here."""
         line = self.peek(ahead)
         return line.startswith("diff --git ") or (
-            line.startswith("--- ") and self.peek(ahead + 1).startswith("+++ "))
+            line.startswith("--- ") and self.peek(ahead + 1).startswith("+++ ")
+        )

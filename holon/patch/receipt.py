@@ -12,8 +12,15 @@ _OP_GROUP = {"modify": "modified", "add": "added", "delete": "deleted", "rename"
 
 
 def build_result(changes: list[Change]) -> dict[str, Any]:
-    result: dict[str, Any] = {"added": [], "modified": [], "deleted": [], "renamed": [], "hunk_counts": {},
-                              "diagnostics": [], "ignored_metadata": []}
+    result: dict[str, Any] = {
+        "added": [],
+        "modified": [],
+        "deleted": [],
+        "renamed": [],
+        "hunk_counts": {},
+        "diagnostics": [],
+        "ignored_metadata": [],
+    }
     for change in changes:
         patch = change.patch
         path = normalise(patch.path)
@@ -23,7 +30,9 @@ def build_result(changes: list[Change]) -> dict[str, Any]:
             result[_OP_GROUP[patch.op]].append(path)
         result["hunk_counts"][path] = len(patch.hunks)
         result["diagnostics"].extend(change.diagnostics)
-        result["ignored_metadata"].extend({"path": path, "line": line} for line in patch.ignored_metadata)
+        result["ignored_metadata"].extend(
+            {"path": path, "line": line} for line in patch.ignored_metadata
+        )
     return result
 
 
@@ -41,8 +50,13 @@ def render(result: dict[str, Any]) -> str:
             path = f"{item['from']} -> {item['to']}" if group == "renamed" else item
             hunks = result["hunk_counts"].get(item["to"] if group == "renamed" else item, 0)
             shown = group in ("modified", "renamed") and hunks
-            entries.append(f"{letter} {path}" + (f" ({hunks} hunk{'s' if hunks != 1 else ''})" if shown else ""))
+            entries.append(
+                f"{letter} {path}"
+                + (f" ({hunks} hunk{'s' if hunks != 1 else ''})" if shown else "")
+            )
     lines = ["Applied patch: " + ", ".join(entries)]
     lines += [f"note: {d['path']}: {d['message']} [{d['kind']}]" for d in result["diagnostics"]]
-    lines += [f"ignored (not applied): {m['line']} ({m['path']})" for m in result["ignored_metadata"]]
+    lines += [
+        f"ignored (not applied): {m['line']} ({m['path']})" for m in result["ignored_metadata"]
+    ]
     return "\n".join(lines)

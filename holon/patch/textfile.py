@@ -24,12 +24,15 @@ class TextFile:
 def decode(data: bytes, path: str) -> TextFile:
     """Split `data` into lines; non-UTF-8 or NUL-bearing (binary) content is refused, never guessed."""
     if b"\0" in data:
-        raise patch_error("unsupported_encoding", f"{path}: contains NUL bytes (binary content)", path=path)
+        raise patch_error(
+            "unsupported_encoding", f"{path}: contains NUL bytes (binary content)", path=path
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise patch_error("unsupported_encoding", f"{path}: not valid UTF-8 (byte offset {exc.start})",
-                          path=path) from None
+        raise patch_error(
+            "unsupported_encoding", f"{path}: not valid UTF-8 (byte offset {exc.start})", path=path
+        ) from None
     lines = text.split("\n")
     final_newline = lines[-1] == ""
     if final_newline:

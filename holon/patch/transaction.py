@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from holon.store.atomic import fsync_dir, stage_bytes
 from holon.patch.apply import EMPTY, apply_hunks
 from holon.patch.errors import patch_error
 from holon.patch.model import FilePatch
 from holon.patch.paths import normalise, resolve
 from holon.patch.textfile import decode
+from holon.store.atomic import fsync_dir, stage_bytes
 
 NEW_FILE_MODE = 0o644
 
@@ -42,8 +42,11 @@ def plan(root: Path, cwd: Path, patches: list[FilePatch]) -> list[Change]:
     for change in changes:
         for real in {p for p in (change.src, change.dst) if p is not None}:
             if real in seen:
-                raise patch_error("duplicate_file_patch", f"{change.patch.path}: resolves to the same file as "
-                                  f"{seen[real]}", path=change.patch.path)
+                raise patch_error(
+                    "duplicate_file_patch",
+                    f"{change.patch.path}: resolves to the same file as {seen[real]}",
+                    path=change.patch.path,
+                )
             seen[real] = change.patch.path
     return changes
 
@@ -67,8 +70,14 @@ def _plan_one(root: Path, cwd: Path, patch: FilePatch) -> Change:
     data, diags = apply_hunks(decode(raw, label), patch, label)
     if patch.op == "delete":  # the hunks verified the content; the file goes
         return Change(patch, src=old, diagnostics=diags)
-    return Change(patch, src=old if patch.op == "rename" else None, dst=new or old, data=data, mode=mode,
-                  diagnostics=diags)
+    return Change(
+        patch,
+        src=old if patch.op == "rename" else None,
+        dst=new or old,
+        data=data,
+        mode=mode,
+        diagnostics=diags,
+    )
 
 
 def _read(path: Path, label: str) -> tuple[bytes, int]:
@@ -97,8 +106,11 @@ def commit(changes: list[Change]) -> None:
                 staged.append((stage_bytes(change.dst, change.data, mode=change.mode), change.dst))
     except OSError as exc:
         _abandon(staged, made)
-        raise patch_error("io_error", f"cannot write {exc.filename}: {exc.strerror}; nothing was changed",
-                          path=str(exc.filename)) from None
+        raise patch_error(
+            "io_error",
+            f"cannot write {exc.filename}: {exc.strerror}; nothing was changed",
+            path=str(exc.filename),
+        ) from None
     dirs = set()
     for tmp, dst in staged:
         os.replace(tmp, dst)

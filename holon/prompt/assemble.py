@@ -11,7 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from holon.home.layout import Home
-from holon.model.conversation import AssistantItem, PromptBlock, PromptCache, PromptFrame, ToolCall, ToolResultItem, UserItem
+from holon.model.conversation import (
+    AssistantItem,
+    PromptBlock,
+    PromptCache,
+    PromptFrame,
+    ToolCall,
+    ToolResultItem,
+    UserItem,
+)
 from holon.store import jsonl
 
 WINDOW_ENTRIES = 400
@@ -53,36 +61,61 @@ def _skills(home: Home) -> list[str]:
         return []
 
 
-def build_frame(home: Home, *, tool_guidance: list[str], workspace_root: Path | None = None,
-                context_lines: list[str] | None = None, tools_digest: str = "") -> PromptFrame:
+def build_frame(
+    home: Home,
+    *,
+    tool_guidance: list[str],
+    workspace_root: Path | None = None,
+    context_lines: list[str] | None = None,
+    tools_digest: str = "",
+) -> PromptFrame:
     blocks = [PromptBlock(text=POLICY), PromptBlock(text=EVENT_GUIDANCE)]
     agents_md = _read(home.agents_md)
     if agents_md:
-        blocks.append(PromptBlock(text=f"# Agent instructions ({home.agents_md})\n\n{agents_md.strip()}"))
+        blocks.append(
+            PromptBlock(text=f"# Agent instructions ({home.agents_md})\n\n{agents_md.strip()}")
+        )
     if workspace_root is not None and workspace_root != home.root:
         ws = _read(workspace_root / "AGENTS.md") or _read(workspace_root / "CLAUDE.md")
         if ws:
-            blocks.append(PromptBlock(text=f"# Workspace instructions ({workspace_root})\n\n{ws.strip()}"))
+            blocks.append(
+                PromptBlock(text=f"# Workspace instructions ({workspace_root})\n\n{ws.strip()}")
+            )
     skills = _skills(home)
     if skills:
-        blocks.append(PromptBlock(text="# Skills\nIf a skill matches the task, read its SKILL.md first:\n"
-                                  + "\n".join(f"- skills/{s}/SKILL.md" for s in skills)))
+        blocks.append(
+            PromptBlock(
+                text="# Skills\nIf a skill matches the task, read its SKILL.md first:\n"
+                + "\n".join(f"- skills/{s}/SKILL.md" for s in skills)
+            )
+        )
     if tool_guidance:
         blocks.append(PromptBlock(text="# Tools\n" + "\n\n".join(tool_guidance)))
     blocks[-1].cache_breakpoint = True
     system = "\n\n".join(b.text for b in blocks)
     context = [PromptBlock(text="\n".join(context_lines))] if context_lines else []
     stable = hashlib.sha256((system + tools_digest).encode("utf-8")).hexdigest()[:16]
-    fingerprint = hashlib.sha256((system + "".join(b.text for b in context)).encode("utf-8")).hexdigest()[:16]
-    return PromptFrame(system_prompt=system, system_blocks=blocks, context_blocks=context,
-                       cache=PromptCache(agent_id=home.agent_id, prompt_cache_key=f"holon-{home.agent_id}-{stable}",
-                                         context_fingerprint=fingerprint))
+    fingerprint = hashlib.sha256(
+        (system + "".join(b.text for b in context)).encode("utf-8")
+    ).hexdigest()[:16]
+    return PromptFrame(
+        system_prompt=system,
+        system_blocks=blocks,
+        context_blocks=context,
+        cache=PromptCache(
+            agent_id=home.agent_id,
+            prompt_cache_key=f"holon-{home.agent_id}-{stable}",
+            context_fingerprint=fingerprint,
+        ),
+    )
 
 
 def message_text(data: dict[str, Any]) -> str:
     """A message as the model sees it: a provenance line, then the body."""
-    head = (f"[{data.get('message_kind')} · origin {data.get('origin_kind')} · {data.get('authority_class')}"
-            f" · trust {data.get('trust')}]")
+    head = (
+        f"[{data.get('message_kind')} · origin {data.get('origin_kind')} · {data.get('authority_class')}"
+        f" · trust {data.get('trust')}]"
+    )
     return f"{head}\n{data.get('text', '')}"
 
 
@@ -109,8 +142,15 @@ def items_from(entries: list[dict[str, Any]]) -> list[Any]:
             open_calls = {c.id: c for c in calls}
         elif kind == "tool_result" and data.get("call_id") in open_calls:
             call = open_calls.pop(data["call_id"])
-            items.append(ToolResultItem(call_id=call.id, tool_name=call.name, content=data.get("rendered", ""),
-                                        is_error=data.get("status") == "error", kind=call.kind))
+            items.append(
+                ToolResultItem(
+                    call_id=call.id,
+                    tool_name=call.name,
+                    content=data.get("rendered", ""),
+                    is_error=data.get("status") == "error",
+                    kind=call.kind,
+                )
+            )
     _close(items, open_calls)
     return items
 
@@ -118,6 +158,13 @@ def items_from(entries: list[dict[str, Any]]) -> list[Any]:
 def _close(items: list[Any], open_calls: dict[str, ToolCall]) -> None:
     """A call left without a result (a crash long ago) still gets one, so every API accepts the history."""
     for call in list(open_calls.values()):
-        items.append(ToolResultItem(call_id=call.id, tool_name=call.name, is_error=True, kind=call.kind,
-                                    content="tool call was interrupted; its outcome is unknown"))
+        items.append(
+            ToolResultItem(
+                call_id=call.id,
+                tool_name=call.name,
+                is_error=True,
+                kind=call.kind,
+                content="tool call was interrupted; its outcome is unknown",
+            )
+        )
     open_calls.clear()

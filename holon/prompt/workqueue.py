@@ -10,12 +10,19 @@ from holon.agent.handle import Agent
 from holon.store import jsonl
 
 MUTATION_TOOLS = ("CreateWorkItem", "PickWorkItem", "UpdateWorkItem", "CompleteWorkItem")
-CANDIDATE_ORDER = ("triggered_blocked", "queued_runnable", "waiting_for_operator", "blocked", "completed_recent")
+CANDIDATE_ORDER = (
+    "triggered_blocked",
+    "queued_runnable",
+    "waiting_for_operator",
+    "blocked",
+    "completed_recent",
+)
 RECENT_COMPLETED = 5
 TRACE_ENTRIES = 12
 
 
 # -- prompt projection ---------------------------------------------------------
+
 
 def projection(agent: Agent) -> str | None:
     """The work-queue context block, or None when no work items exist (message-driven path)."""
@@ -44,7 +51,9 @@ def projection(agent: Agent) -> str | None:
     for rec in sorted(completed, key=lambda r: r.get("updated_at", ""))[-RECENT_COMPLETED:]:
         summary = summaries.get(rec["id"])
         if summary:  # completed items appear only through their promoted report
-            groups["completed_recent"].append(f"- {rec['id']} {rec['objective']}\n  report: {summary['text']}")
+            groups["completed_recent"].append(
+                f"- {rec['id']} {rec['objective']}\n  report: {summary['text']}"
+            )
     for label in CANDIDATE_ORDER:
         if groups[label]:
             lines += [f"## {label}", *groups[label]]
@@ -52,11 +61,17 @@ def projection(agent: Agent) -> str | None:
 
 
 def _full(agent: Agent, rec: dict[str, Any]) -> str:
-    out = [f"id: {rec['id']}", f"objective: {rec['objective']}", f"plan_status: {rec.get('plan_status')}"]
+    out = [
+        f"id: {rec['id']}",
+        f"objective: {rec['objective']}",
+        f"plan_status: {rec.get('plan_status')}",
+    ]
     art = workitems.plan_artifact(agent.home, rec["id"])
     if art:
         done = "complete" if art["preview_complete"] else "truncated; read the file for the rest"
-        out.append(f"plan artifact: {art['path']} ({art['bytes']} bytes, preview {done})\n{art['preview']}")
+        out.append(
+            f"plan artifact: {art['path']} ({art['bytes']} bytes, preview {done})\n{art['preview']}"
+        )
     for todo in rec.get("todo_list") or []:
         out.append(f"- [{todo.get('state')}] {todo.get('text')}")
     if rec.get("blocked_by"):
@@ -77,18 +92,36 @@ def _trace(agent: Agent, work_item_id: str) -> list[str]:
 
 # -- stale-progress reminder (provider-only, never persisted) ------------------------
 
-def stale_reminder(agent: Agent, rounds: list[dict[str, Any]], results: dict[str, dict[str, Any]]) -> str | None:
-    threshold = config.env_int("HOLON_WORK_ITEM_STALE_REMINDER_ROUNDS", "runtime.work_item_stale_reminder_rounds", 8)
-    cooldown = max(1, config.env_int("HOLON_WORK_ITEM_STALE_REMINDER_COOLDOWN_ROUNDS",
-                                     "runtime.work_item_stale_reminder_cooldown_rounds", 8))
-    max_tokens = config.env_int("HOLON_WORK_ITEM_STALE_REMINDER_MAX_TOKENS",
-                                "runtime.work_item_stale_reminder_max_tokens", 400)
+
+def stale_reminder(
+    agent: Agent, rounds: list[dict[str, Any]], results: dict[str, dict[str, Any]]
+) -> str | None:
+    threshold = config.env_int(
+        "HOLON_WORK_ITEM_STALE_REMINDER_ROUNDS", "runtime.work_item_stale_reminder_rounds", 8
+    )
+    cooldown = max(
+        1,
+        config.env_int(
+            "HOLON_WORK_ITEM_STALE_REMINDER_COOLDOWN_ROUNDS",
+            "runtime.work_item_stale_reminder_cooldown_rounds",
+            8,
+        ),
+    )
+    max_tokens = config.env_int(
+        "HOLON_WORK_ITEM_STALE_REMINDER_MAX_TOKENS",
+        "runtime.work_item_stale_reminder_max_tokens",
+        400,
+    )
     if threshold <= 0 or not rounds:
         return None
     stale = 0
     for index in range(len(rounds) - 1, -1, -1):
-        if any(r.get("tool_name") in MUTATION_TOOLS and r.get("status") == "success"
-               and r["key"].startswith(f"{index}:") for r in results.values()):
+        if any(
+            r.get("tool_name") in MUTATION_TOOLS
+            and r.get("status") == "success"
+            and r["key"].startswith(f"{index}:")
+            for r in results.values()
+        ):
             break
         stale += 1
     if stale < threshold or (stale - threshold) % cooldown:
@@ -98,11 +131,15 @@ def stale_reminder(agent: Agent, rounds: list[dict[str, Any]], results: dict[str
     if rec is None or rec.get("state") != "open":
         return None
     todos = [t for t in rec.get("todo_list") or [] if t.get("state") != "completed"]
-    lines = [f"[runtime reminder] {stale} provider rounds without a work-item update. Current item "
-             f"{rec['id']}: {rec['objective']} (plan_status {rec.get('plan_status')})."]
+    lines = [
+        f"[runtime reminder] {stale} provider rounds without a work-item update. Current item "
+        f"{rec['id']}: {rec['objective']} (plan_status {rec.get('plan_status')})."
+    ]
     lines += [f"- [{t.get('state')}] {t.get('text')}" for t in todos]
     if rec.get("blocked_by"):
         lines.append(f"blocked_by: {rec['blocked_by']}")
-    lines.append("If you made material progress, hit a blocker or changed scope, record it with UpdateWorkItem; "
-                 "otherwise carry on.")
+    lines.append(
+        "If you made material progress, hit a blocker or changed scope, record it with UpdateWorkItem; "
+        "otherwise carry on."
+    )
     return "\n".join(lines)[: max(1, max_tokens) * 4]

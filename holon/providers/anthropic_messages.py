@@ -17,20 +17,38 @@ import json
 import os
 from typing import Any
 
+from holon.model.conversation import (
+    AssistantItem,
+    PromptBlock,
+    ProviderFailure,
+    ProviderRequest,
+    ProviderResponse,
+    TokenUsage,
+    ToolCall,
+    ToolDefinition,
+    ToolResultItem,
+    UserItem,
+)
 from holon.providers import errors
 from holon.providers.lowering import json_input
-from holon.model.conversation import AssistantItem, PromptBlock, ProviderFailure, ProviderRequest, ProviderResponse, TokenUsage, ToolCall, ToolDefinition, ToolResultItem, UserItem
 
 MAX_BREAKPOINTS = 4
-_STOP = {"end_turn": "end_turn", "stop_sequence": "end_turn", "tool_use": "tool_use",
-         "max_tokens": "max_output_tokens"}
+_STOP = {
+    "end_turn": "end_turn",
+    "stop_sequence": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_output_tokens",
+}
 
 
 def tools_payload(tools: list[ToolDefinition]) -> list[dict[str, Any]]:
     out = []
     for tool in tools:
-        entry: dict[str, Any] = {"name": tool.name, "description": tool.description,
-                                 "input_schema": tool.input_schema}
+        entry: dict[str, Any] = {
+            "name": tool.name,
+            "description": tool.description,
+            "input_schema": tool.input_schema,
+        }
         if tool.strict:
             entry["strict"] = True
         out.append(entry)
@@ -38,8 +56,15 @@ def tools_payload(tools: list[ToolDefinition]) -> list[dict[str, Any]]:
 
 
 def _text_blocks(blocks: list[PromptBlock]) -> list[dict[str, Any]]:
-    return [{"type": "text", "text": b.text, **({"cache_control": {"type": "ephemeral"}} if b.cache_breakpoint
-                                                 else {})} for b in blocks if b.text]
+    return [
+        {
+            "type": "text",
+            "text": b.text,
+            **({"cache_control": {"type": "ephemeral"}} if b.cache_breakpoint else {}),
+        }
+        for b in blocks
+        if b.text
+    ]
 
 
 def _limit_breakpoints(blocks: list[dict[str, Any]]) -> None:
@@ -74,12 +99,23 @@ def messages_payload(request: ProviderRequest) -> list[dict[str, Any]]:
         if isinstance(item, UserItem):
             _add_user(messages, {"type": "text", "text": item.text})
         elif isinstance(item, ToolResultItem):
-            _add_user(messages, {"type": "tool_result", "tool_use_id": item.call_id,
-                                 "content": item.content, "is_error": item.is_error})
+            _add_user(
+                messages,
+                {
+                    "type": "tool_result",
+                    "tool_use_id": item.call_id,
+                    "content": item.content,
+                    "is_error": item.is_error,
+                },
+            )
         elif isinstance(item, AssistantItem):
-            content: list[dict[str, Any]] = [{"type": "text", "text": item.text}] if item.text else []
-            content += [{"type": "tool_use", "id": c.id, "name": c.name, "input": json_input(c, tools)}
-                        for c in item.tool_calls]
+            content: list[dict[str, Any]] = (
+                [{"type": "text", "text": item.text}] if item.text else []
+            )
+            content += [
+                {"type": "tool_use", "id": c.id, "name": c.name, "input": json_input(c, tools)}
+                for c in item.tool_calls
+            ]
             if content:
                 messages.append({"role": "assistant", "content": content})
     return messages
@@ -89,8 +125,12 @@ def request_params(request: ProviderRequest) -> dict[str, Any]:
     system = system_blocks(request)
     messages = messages_payload(request)
     _limit_breakpoints(system + [b for m in messages for b in m["content"]])
-    params: dict[str, Any] = {"model": request.model, "max_tokens": request.max_output_tokens,
-                              "system": system, "messages": messages}
+    params: dict[str, Any] = {
+        "model": request.model,
+        "max_tokens": request.max_output_tokens,
+        "system": system,
+        "messages": messages,
+    }
     if request.tools:
         params["tools"] = tools_payload(request.tools)
     return params
@@ -114,17 +154,29 @@ def parse_response(data: Any) -> ProviderResponse:
             if not isinstance(block.get("id"), str) or not isinstance(block.get("name"), str):
                 raise _invalid("anthropic: tool_use block without id or name")
             args = block.get("input")
-            calls.append(ToolCall(id=block["id"], name=block["name"],
-                                  arguments=args if isinstance(args, dict) else None,
-                                  raw_arguments=None if isinstance(args, dict) else json.dumps(args)))
+            calls.append(
+                ToolCall(
+                    id=block["id"],
+                    name=block["name"],
+                    arguments=args if isinstance(args, dict) else None,
+                    raw_arguments=None if isinstance(args, dict) else json.dumps(args),
+                )
+            )
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     inp, out = int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
     return ProviderResponse(
-        text="".join(texts), tool_calls=calls, response_id=data.get("id"),
+        text="".join(texts),
+        tool_calls=calls,
+        response_id=data.get("id"),
         stop_reason=_STOP.get(str(data.get("stop_reason")), "tool_use" if calls else "other"),
-        usage=TokenUsage(input_tokens=inp, output_tokens=out, total_tokens=inp + out,
-                         cache_read_input_tokens=int(usage.get("cache_read_input_tokens") or 0),
-                         cache_creation_input_tokens=int(usage.get("cache_creation_input_tokens") or 0)))
+        usage=TokenUsage(
+            input_tokens=inp,
+            output_tokens=out,
+            total_tokens=inp + out,
+            cache_read_input_tokens=int(usage.get("cache_read_input_tokens") or 0),
+            cache_creation_input_tokens=int(usage.get("cache_creation_input_tokens") or 0),
+        ),
+    )
 
 
 class AnthropicMessagesProvider:
@@ -133,26 +185,39 @@ class AnthropicMessagesProvider:
     def __init__(self, model_ref: str, config: dict[str, Any]) -> None:
         self.model_ref = model_ref
         self.key_env = str(config.get("api_key_env") or "ANTHROPIC_API_KEY")
-        self.base_url = str(config.get("base_url") or os.environ.get("ANTHROPIC_BASE_URL")
-                            or "https://api.anthropic.com")
+        self.base_url = str(
+            config.get("base_url")
+            or os.environ.get("ANTHROPIC_BASE_URL")
+            or "https://api.anthropic.com"
+        )
 
     def complete(self, request: ProviderRequest) -> ProviderResponse:
         api_key = os.environ.get(self.key_env)
         if not api_key:
-            raise ProviderFailure("missing_credentials", f"anthropic: set {self.key_env} to use {self.model_ref}",
-                                  diagnostics={"stage": "credentials", "credential_env": self.key_env})
+            raise ProviderFailure(
+                "missing_credentials",
+                f"anthropic: set {self.key_env} to use {self.model_ref}",
+                diagnostics={"stage": "credentials", "credential_env": self.key_env},
+            )
         import anthropic
 
         probe = errors.Probe()
         http = anthropic.DefaultHttpxClient(timeout=request.timeout_s, event_hooks=probe.hooks())
-        client = anthropic.Anthropic(api_key=api_key, base_url=self.base_url, timeout=request.timeout_s,
-                                     max_retries=0, http_client=http, open_telemetry=False)
+        client = anthropic.Anthropic(
+            api_key=api_key,
+            base_url=self.base_url,
+            timeout=request.timeout_s,
+            max_retries=0,
+            http_client=http,
+            open_telemetry=False,
+        )
         try:
             raw = client.messages.with_raw_response.create(**request_params(request))
             data = json.loads(raw.http_response.text)
         except (anthropic.AnthropicError, ValueError) as exc:
-            raise errors.from_exception(exc, provider="anthropic", probe=probe, url=self.base_url,
-                                        secrets=(api_key,)) from None
+            raise errors.from_exception(
+                exc, provider="anthropic", probe=probe, url=self.base_url, secrets=(api_key,)
+            ) from None
         finally:
             client.close()
         return parse_response(data)

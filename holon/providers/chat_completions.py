@@ -21,9 +21,18 @@ import json
 import os
 from typing import Any
 
+from holon.model.conversation import (
+    AssistantItem,
+    ProviderFailure,
+    ProviderRequest,
+    ProviderResponse,
+    TokenUsage,
+    ToolCall,
+    ToolResultItem,
+    UserItem,
+)
 from holon.providers import errors
 from holon.providers.lowering import json_input
-from holon.model.conversation import AssistantItem, ProviderFailure, ProviderRequest, ProviderResponse, TokenUsage, ToolCall, ToolResultItem, UserItem
 
 TRANSPORT = "openai_chat_completions"
 BUILTIN: dict[str, dict[str, Any]] = {
@@ -31,20 +40,32 @@ BUILTIN: dict[str, dict[str, Any]] = {
     "openrouter": {"base_url": "https://openrouter.ai/api/v1", "api_key_env": "OPENROUTER_API_KEY"},
     "deepseek": {"base_url": "https://api.deepseek.com", "api_key_env": "DEEPSEEK_API_KEY"},
 }
-_FINISH = {"stop": "end_turn", "tool_calls": "tool_use", "function_call": "tool_use", "length": "max_output_tokens"}
+_FINISH = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "max_output_tokens",
+}
 
 
 def settings(provider_id: str, table: dict[str, Any]) -> dict[str, Any]:
-    return {"transport": TRANSPORT, **BUILTIN.get(provider_id, {}),
-            **{k: v for k, v in table.items() if v is not None}}
+    return {
+        "transport": TRANSPORT,
+        **BUILTIN.get(provider_id, {}),
+        **{k: v for k, v in table.items() if v is not None},
+    }
 
 
 def messages_payload(request: ProviderRequest) -> list[dict[str, Any]]:
     frame = request.frame
-    system = "\n\n".join(p for p in [frame.system_prompt, *(b.text for b in frame.system_blocks)] if p)
+    system = "\n\n".join(
+        p for p in [frame.system_prompt, *(b.text for b in frame.system_blocks)] if p
+    )
     messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     if frame.context_blocks:
-        messages.append({"role": "user", "content": "\n\n".join(b.text for b in frame.context_blocks)})
+        messages.append(
+            {"role": "user", "content": "\n\n".join(b.text for b in frame.context_blocks)}
+        )
     tools = {t.name: t for t in request.tools}
     for item in request.conversation:
         if isinstance(item, UserItem):
@@ -54,20 +75,40 @@ def messages_payload(request: ProviderRequest) -> list[dict[str, Any]]:
         elif isinstance(item, AssistantItem):
             msg: dict[str, Any] = {"role": "assistant", "content": item.text or None}
             if item.tool_calls:
-                msg["tool_calls"] = [{"id": c.id, "type": "function", "function": {
-                    "name": c.name, "arguments": json.dumps(json_input(c, tools), ensure_ascii=False)}}
-                    for c in item.tool_calls]
+                msg["tool_calls"] = [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {
+                            "name": c.name,
+                            "arguments": json.dumps(json_input(c, tools), ensure_ascii=False),
+                        },
+                    }
+                    for c in item.tool_calls
+                ]
             messages.append(msg)
     return messages
 
 
 def request_params(request: ProviderRequest) -> dict[str, Any]:
-    params: dict[str, Any] = {"model": request.model, "messages": messages_payload(request),
-                              "max_tokens": request.max_output_tokens}
+    params: dict[str, Any] = {
+        "model": request.model,
+        "messages": messages_payload(request),
+        "max_tokens": request.max_output_tokens,
+    }
     if request.tools:
-        params["tools"] = [{"type": "function", "function": {
-            "name": t.name, "description": t.description, "parameters": t.input_schema,
-            **({"strict": True} if t.strict else {})}} for t in request.tools]
+        params["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": t.input_schema,
+                    **({"strict": True} if t.strict else {}),
+                },
+            }
+            for t in request.tools
+        ]
     return params
 
 
@@ -77,7 +118,11 @@ def _invalid(message: str) -> ProviderFailure:
 
 def _call(raw_call: Any) -> ToolCall:
     fn = raw_call.get("function") if isinstance(raw_call, dict) else None
-    if not isinstance(fn, dict) or not isinstance(fn.get("name"), str) or not isinstance(raw_call.get("id"), str):
+    if (
+        not isinstance(fn, dict)
+        or not isinstance(fn.get("name"), str)
+        or not isinstance(raw_call.get("id"), str)
+    ):
         raise _invalid("chat completion tool call without id or function name")
     raw = fn.get("arguments")
     raw = raw if isinstance(raw, str) else json.dumps(raw or {})
@@ -93,11 +138,18 @@ def _call(raw_call: Any) -> ToolCall:
 def parse_response(data: Any, provider: str) -> ProviderResponse:
     choices = data.get("choices") if isinstance(data, dict) else None
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        if isinstance(data, dict) and data.get("error"):  # some servers answer 200 with an error body
+        if isinstance(data, dict) and data.get(
+            "error"
+        ):  # some servers answer 200 with an error body
             code, etype, message = errors.error_fields(data)
-            kind = "context_length_exceeded" if errors.is_context_overflow(None, data) else \
-                errors.stream_error_kind(code, etype)
-            raise ProviderFailure(kind, f"{provider}: {message}"[:600], diagnostics={"stage": "response"})
+            kind = (
+                "context_length_exceeded"
+                if errors.is_context_overflow(None, data)
+                else errors.stream_error_kind(code, etype)
+            )
+            raise ProviderFailure(
+                kind, f"{provider}: {message}"[:600], diagnostics={"stage": "response"}
+            )
         raise _invalid(f"{provider}: chat completion has no choices")
     message = choices[0].get("message")
     if not isinstance(message, dict):
@@ -105,13 +157,24 @@ def parse_response(data: Any, provider: str) -> ProviderResponse:
     calls = [_call(c) for c in message.get("tool_calls") or []]
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     inp, out = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
-    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or usage.get("prompt_cache_hit_tokens")
+    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or usage.get(
+        "prompt_cache_hit_tokens"
+    )
     finish = choices[0].get("finish_reason")
     return ProviderResponse(
-        text=str(message.get("content") or ""), tool_calls=calls, response_id=data.get("id"),
-        stop_reason=_FINISH.get(str(finish), "tool_use" if calls else "end_turn" if finish is None else "other"),
-        usage=TokenUsage(input_tokens=inp, output_tokens=out, total_tokens=int(usage.get("total_tokens") or inp + out),
-                         cache_read_input_tokens=int(cached or 0)))
+        text=str(message.get("content") or ""),
+        tool_calls=calls,
+        response_id=data.get("id"),
+        stop_reason=_FINISH.get(
+            str(finish), "tool_use" if calls else "end_turn" if finish is None else "other"
+        ),
+        usage=TokenUsage(
+            input_tokens=inp,
+            output_tokens=out,
+            total_tokens=int(usage.get("total_tokens") or inp + out),
+            cache_read_input_tokens=int(cached or 0),
+        ),
+    )
 
 
 class ChatCompletionsProvider:
@@ -120,34 +183,54 @@ class ChatCompletionsProvider:
         self.model_ref = model_ref
         conf = settings(self.name, provider_config)
         if not conf.get("base_url"):
-            raise ProviderFailure("unsupported_transport",
-                                  f"provider {self.name!r} has no base_url; add base_url to [providers.{self.name}] "
-                                  f"in config.toml", category="protocol",
-                                  diagnostics={"stage": "candidate_selection", "transport": TRANSPORT,
-                                               "missing": "base_url"})
+            raise ProviderFailure(
+                "unsupported_transport",
+                f"provider {self.name!r} has no base_url; add base_url to [providers.{self.name}] "
+                f"in config.toml",
+                category="protocol",
+                diagnostics={
+                    "stage": "candidate_selection",
+                    "transport": TRANSPORT,
+                    "missing": "base_url",
+                },
+            )
         self.base_url = str(conf["base_url"])
         self.key_env = conf.get("api_key_env") or None
 
     def complete(self, request: ProviderRequest) -> ProviderResponse:
         api_key = os.environ.get(self.key_env) if self.key_env else None
         if self.key_env and not api_key:
-            raise ProviderFailure("missing_credentials", f"{self.name}: set {self.key_env} to use {self.model_ref}",
-                                  diagnostics={"stage": "credentials", "credential_env": self.key_env})
+            raise ProviderFailure(
+                "missing_credentials",
+                f"{self.name}: set {self.key_env} to use {self.model_ref}",
+                diagnostics={"stage": "credentials", "credential_env": self.key_env},
+            )
         import openai
 
         probe = errors.Probe()
         http = openai.DefaultHttpxClient(timeout=request.timeout_s, event_hooks=probe.hooks())
         # a keyless endpoint (local ollama) gets no Authorization header at all
-        client = openai.OpenAI(api_key=api_key or "unused", base_url=self.base_url, timeout=request.timeout_s,
-                               max_retries=0, http_client=http)
+        client = openai.OpenAI(
+            api_key=api_key or "unused",
+            base_url=self.base_url,
+            timeout=request.timeout_s,
+            max_retries=0,
+            http_client=http,
+        )
         omit_auth = None if api_key else {"Authorization": openai.Omit()}
         try:
-            raw = client.chat.completions.with_raw_response.create(**request_params(request),
-                                                                   extra_headers=omit_auth)
+            raw = client.chat.completions.with_raw_response.create(
+                **request_params(request), extra_headers=omit_auth
+            )
             data = json.loads(raw.http_response.text)
         except (openai.OpenAIError, ValueError) as exc:
-            raise errors.from_exception(exc, provider=self.name, probe=probe, url=self.base_url,
-                                        secrets=(api_key,) if api_key else ()) from None
+            raise errors.from_exception(
+                exc,
+                provider=self.name,
+                probe=probe,
+                url=self.base_url,
+                secrets=(api_key,) if api_key else (),
+            ) from None
         finally:
             client.close()
         return parse_response(data, self.name)

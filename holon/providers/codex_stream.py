@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from holon.model.conversation import ProviderFailure, ProviderRequest, ProviderResponse
 from holon.providers import errors
 from holon.providers.openai_responses import (
     failed_response,
@@ -34,7 +35,6 @@ from holon.providers.openai_responses import (
     sdk_client,
     sdk_errors,
 )
-from holon.model.conversation import ProviderFailure, ProviderRequest, ProviderResponse
 
 DEFAULT_BASE_URL = "https://chatgpt.com/backend-api/codex"
 TOKEN_ENV = "OPENAI_CODEX_ACCESS_TOKEN"
@@ -63,7 +63,9 @@ def credentials() -> tuple[str | None, str | None, str]:
 
 
 def base_url(config: dict[str, Any]) -> str:
-    return str(os.environ.get("OPENAI_CODEX_BASE_URL") or config.get("base_url") or DEFAULT_BASE_URL)
+    return str(
+        os.environ.get("OPENAI_CODEX_BASE_URL") or config.get("base_url") or DEFAULT_BASE_URL
+    )
 
 
 def codex_params(request: ProviderRequest) -> dict[str, Any]:
@@ -82,8 +84,11 @@ def consume(events: Iterable[dict[str, Any]], provider: str = "openai-codex") ->
         elif kind in ("response.completed", "response.incomplete"):
             response = event.get("response")
             if not isinstance(response, dict):
-                raise ProviderFailure("invalid_response", f"{provider}: {kind} without a response object",
-                                      diagnostics={"stage": "decode"})
+                raise ProviderFailure(
+                    "invalid_response",
+                    f"{provider}: {kind} without a response object",
+                    diagnostics={"stage": "decode"},
+                )
             if not response.get("output"):
                 response = {**response, "output": done_items}
             return parse_response(response, provider)
@@ -92,10 +97,21 @@ def consume(events: Iterable[dict[str, Any]], provider: str = "openai-codex") ->
             raise failed_response(provider, response.get("error"))
         elif kind == "error":
             raise failed_response(provider, event)
-    raise ProviderFailure("connection", f"{provider}: event stream ended before a terminal response event",
-                          diagnostics={"stage": "body", "reqwest": {
-                              "is_timeout": False, "is_connect": False, "is_request": False, "is_body": True,
-                              "is_decode": False, "is_redirect": False}})
+    raise ProviderFailure(
+        "connection",
+        f"{provider}: event stream ended before a terminal response event",
+        diagnostics={
+            "stage": "body",
+            "reqwest": {
+                "is_timeout": False,
+                "is_connect": False,
+                "is_request": False,
+                "is_body": True,
+                "is_decode": False,
+                "is_redirect": False,
+            },
+        },
+    )
 
 
 class CodexStreamProvider:
@@ -108,9 +124,12 @@ class CodexStreamProvider:
     def complete(self, request: ProviderRequest) -> ProviderResponse:
         token, account, source = credentials()
         if not token:
-            raise ProviderFailure("missing_credentials",
-                                  f"openai-codex: no access token; set {TOKEN_ENV} or sign in with the Codex CLI "
-                                  f"(looked in {source})", diagnostics={"stage": "credentials"})
+            raise ProviderFailure(
+                "missing_credentials",
+                f"openai-codex: no access token; set {TOKEN_ENV} or sign in with the Codex CLI "
+                f"(looked in {source})",
+                diagnostics={"stage": "credentials"},
+            )
         headers = {"chatgpt-account-id": account} if account else None
         probe = errors.Probe()
         client = sdk_client(token, self.base_url, request.timeout_s, probe, headers)
@@ -121,8 +140,9 @@ class CodexStreamProvider:
             failure.diagnostics.setdefault("url", probe.url or self.base_url)
             raise
         except sdk_errors() as exc:
-            raise errors.from_exception(exc, provider="openai-codex", probe=probe, url=self.base_url,
-                                        secrets=(token,)) from None
+            raise errors.from_exception(
+                exc, provider="openai-codex", probe=probe, url=self.base_url, secrets=(token,)
+            ) from None
         finally:
             client.close()
 

@@ -29,8 +29,11 @@ from holon.model.conversation import ProviderFailure
 
 REDACTED = "[REDACTED]"
 _CONTEXT_CODES = {"context_length_exceeded", "string_above_max_length"}
-_CONTEXT_TEXT = re.compile(r"context[ _]length|maximum context|context window|prompt is too long|"
-                           r"prompt too long|too many input tokens|input is too long", re.IGNORECASE)
+_CONTEXT_TEXT = re.compile(
+    r"context[ _]length|maximum context|context window|prompt is too long|"
+    r"prompt too long|too many input tokens|input is too long",
+    re.IGNORECASE,
+)
 _BEARER = re.compile(r"(Bearer\s+)[A-Za-z0-9._~+/=-]+", re.IGNORECASE)
 
 
@@ -102,8 +105,11 @@ def error_fields(body: Any) -> tuple[str | None, str | None, str]:
     err = body.get("error", body) if isinstance(body, dict) else body
     if isinstance(err, dict):
         code = err.get("code")
-        return (str(code) if code is not None else None, err.get("type") if isinstance(err.get("type"), str)
-                else None, str(err.get("message") or err.get("detail") or ""))
+        return (
+            str(code) if code is not None else None,
+            err.get("type") if isinstance(err.get("type"), str) else None,
+            str(err.get("message") or err.get("detail") or ""),
+        )
     return None, None, str(err or "")[:500]
 
 
@@ -132,8 +138,14 @@ def _class_names(exc: BaseException) -> set[str]:
     return {c.__name__ for c in type(exc).__mro__}
 
 
-def from_exception(exc: BaseException, *, provider: str, probe: Probe | None = None,
-                   url: str | None = None, secrets: tuple[str, ...] = ()) -> ProviderFailure:
+def from_exception(
+    exc: BaseException,
+    *,
+    provider: str,
+    probe: Probe | None = None,
+    url: str | None = None,
+    secrets: tuple[str, ...] = (),
+) -> ProviderFailure:
     """Classify an exception raised by the openai / anthropic SDK (or by JSON decoding) for one request."""
     names = _class_names(exc)
     chain = source_chain(exc)
@@ -144,12 +156,18 @@ def from_exception(exc: BaseException, *, provider: str, probe: Probe | None = N
     retry_after = None
     if "APITimeoutError" in names or "TimeoutException" in names:
         kind = "timeout"
-    elif "APIConnectionError" in names or names & {"TransportError", "RemoteProtocolError", "ReadError"}:
+    elif "APIConnectionError" in names or names & {
+        "TransportError",
+        "RemoteProtocolError",
+        "ReadError",
+    }:
         kind = "connection"
     elif status is not None:
         kind = status_kind(status, body)
         if kind == "rate_limited":
-            retry_after = retry_after_seconds(getattr(getattr(exc, "response", None), "headers", None))
+            retry_after = retry_after_seconds(
+                getattr(getattr(exc, "response", None), "headers", None)
+            )
     elif "APIResponseValidationError" in names or isinstance(exc, ValueError):
         kind = "invalid_response"
     elif "APIError" in names:  # an error event inside a stream
@@ -157,17 +175,32 @@ def from_exception(exc: BaseException, *, provider: str, probe: Probe | None = N
     else:
         kind = "invalid_response"
     is_connect = bool(chain_set & {"ConnectError", "ConnectTimeout"})
-    is_decode = kind == "invalid_response" and bool(chain_set & {"JSONDecodeError", "DecodingError"}
-                                                    | ({"JSONDecodeError"} & names))
+    is_decode = kind == "invalid_response" and bool(
+        chain_set & {"JSONDecodeError", "DecodingError"} | ({"JSONDecodeError"} & names)
+    )
     is_body = probe.headers_received and kind in {"timeout", "connection"}
-    stage = ("connect" if is_connect else "body" if is_body else "decode" if is_decode
-             else "response" if status is not None or probe.headers_received else "request")
+    stage = (
+        "connect"
+        if is_connect
+        else "body"
+        if is_body
+        else "decode"
+        if is_decode
+        else "response"
+        if status is not None or probe.headers_received
+        else "request"
+    )
     diag: dict[str, Any] = {
         "stage": stage,
         "url": redact(probe.url or url or "", secrets) or None,
-        "reqwest": {"is_timeout": kind == "timeout" and status is None, "is_connect": is_connect,
-                    "is_request": probe.sent and not probe.headers_received and not is_connect,
-                    "is_body": is_body, "is_decode": is_decode, "is_redirect": False},
+        "reqwest": {
+            "is_timeout": kind == "timeout" and status is None,
+            "is_connect": is_connect,
+            "is_request": probe.sent and not probe.headers_received and not is_connect,
+            "is_body": is_body,
+            "is_decode": is_decode,
+            "is_redirect": False,
+        },
         "source_chain": chain,
     }
     seen_status = status if status is not None else probe.status
@@ -178,8 +211,9 @@ def from_exception(exc: BaseException, *, provider: str, probe: Probe | None = N
     if request_id:
         diag["request_id"] = request_id
     message = _message(kind, status, exc, body, provider)
-    return ProviderFailure(kind, redact(message, secrets), status=status, retry_after_s=retry_after,
-                           diagnostics=diag)
+    return ProviderFailure(
+        kind, redact(message, secrets), status=status, retry_after_s=retry_after, diagnostics=diag
+    )
 
 
 def stream_error_kind(code: str | None, etype: str | None) -> str:
@@ -189,8 +223,14 @@ def stream_error_kind(code: str | None, etype: str | None) -> str:
         return "context_length_exceeded"
     if key in {"rate_limit_exceeded", "rate_limit_error", "too_many_requests"}:
         return "rate_limited"
-    if key in {"invalid_prompt", "invalid_request_error", "invalid_image", "insufficient_quota",
-               "usage_limit_reached", "usage_not_included"}:
+    if key in {
+        "invalid_prompt",
+        "invalid_request_error",
+        "invalid_image",
+        "insufficient_quota",
+        "usage_limit_reached",
+        "usage_not_included",
+    }:
         return "client_error"
     if key in {"authentication_error", "invalid_api_key", "permission_error"}:
         return "auth"

@@ -11,21 +11,42 @@ import json
 import os
 from typing import Any
 
+from holon.model.conversation import (
+    AssistantItem,
+    ProviderFailure,
+    ProviderRequest,
+    ProviderResponse,
+    TokenUsage,
+    ToolCall,
+    ToolDefinition,
+    ToolResultItem,
+    UserItem,
+)
 from holon.providers import errors
 from holon.providers.lowering import freeform_text
-from holon.model.conversation import AssistantItem, ProviderFailure, ProviderRequest, ProviderResponse, TokenUsage, ToolCall, ToolDefinition, ToolResultItem, UserItem
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
-def sdk_client(api_key: str, base_url: str, timeout_s: float, probe: errors.Probe,
-               headers: dict[str, str] | None = None) -> Any:
+def sdk_client(
+    api_key: str,
+    base_url: str,
+    timeout_s: float,
+    probe: errors.Probe,
+    headers: dict[str, str] | None = None,
+) -> Any:
     """An `openai.OpenAI` client with SDK retries off, an explicit timeout and the probe's event hooks."""
     import openai
 
     http = openai.DefaultHttpxClient(timeout=timeout_s, event_hooks=probe.hooks())
-    return openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0,
-                         http_client=http, default_headers=headers)
+    return openai.OpenAI(
+        api_key=api_key,
+        base_url=base_url,
+        timeout=timeout_s,
+        max_retries=0,
+        http_client=http,
+        default_headers=headers,
+    )
 
 
 def sdk_errors() -> tuple[type[BaseException], ...]:
@@ -36,23 +57,42 @@ def sdk_errors() -> tuple[type[BaseException], ...]:
 
 # -- lowering -----------------------------------------------------------------------------------
 
+
 def tools_payload(tools: list[ToolDefinition]) -> list[dict[str, Any]]:
     """Function tools (`strict` always explicit); a freeform-grammar tool becomes a `custom` tool."""
     out: list[dict[str, Any]] = []
     for tool in tools:
         if tool.freeform_grammar is not None:
-            out.append({"type": "custom", "name": tool.name, "description": tool.description,
-                        "format": {"type": "grammar", "syntax": tool.freeform_syntax,
-                                   "definition": tool.freeform_grammar}})
+            out.append(
+                {
+                    "type": "custom",
+                    "name": tool.name,
+                    "description": tool.description,
+                    "format": {
+                        "type": "grammar",
+                        "syntax": tool.freeform_syntax,
+                        "definition": tool.freeform_grammar,
+                    },
+                }
+            )
         else:
-            out.append({"type": "function", "name": tool.name, "description": tool.description,
-                        "parameters": tool.input_schema, "strict": bool(tool.strict)})
+            out.append(
+                {
+                    "type": "function",
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": tool.input_schema,
+                    "strict": bool(tool.strict),
+                }
+            )
     return out
 
 
 def instructions(request: ProviderRequest) -> str:
     frame = request.frame
-    return "\n\n".join(p for p in [frame.system_prompt, *(b.text for b in frame.system_blocks)] if p)
+    return "\n\n".join(
+        p for p in [frame.system_prompt, *(b.text for b in frame.system_blocks)] if p
+    )
 
 
 def json_arguments(call: ToolCall) -> str:
@@ -66,35 +106,75 @@ def input_items(request: ProviderRequest) -> list[dict[str, Any]]:
     freeform = {t.name for t in request.tools if t.freeform_grammar is not None}
     items: list[dict[str, Any]] = []
     if request.frame.context_blocks:
-        items.append({"type": "message", "role": "user",
-                      "content": [{"type": "input_text", "text": b.text} for b in request.frame.context_blocks]})
+        items.append(
+            {
+                "type": "message",
+                "role": "user",
+                "content": [
+                    {"type": "input_text", "text": b.text} for b in request.frame.context_blocks
+                ],
+            }
+        )
     custom_calls: set[str] = set()
     for item in request.conversation:
         if isinstance(item, UserItem):
-            items.append({"type": "message", "role": "user", "content": [{"type": "input_text", "text": item.text}]})
+            items.append(
+                {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": item.text}],
+                }
+            )
         elif isinstance(item, AssistantItem):
             if item.text:
-                items.append({"type": "message", "role": "assistant",
-                              "content": [{"type": "output_text", "text": item.text}]})
+                items.append(
+                    {
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [{"type": "output_text", "text": item.text}],
+                    }
+                )
             for call in item.tool_calls:
                 if call.kind == "custom" or call.name in freeform:
                     custom_calls.add(call.id)
-                    items.append({"type": "custom_tool_call", "call_id": call.id, "name": call.name,
-                                  "input": freeform_text(call)})
+                    items.append(
+                        {
+                            "type": "custom_tool_call",
+                            "call_id": call.id,
+                            "name": call.name,
+                            "input": freeform_text(call),
+                        }
+                    )
                 else:
-                    items.append({"type": "function_call", "call_id": call.id, "name": call.name,
-                                  "arguments": json_arguments(call)})
+                    items.append(
+                        {
+                            "type": "function_call",
+                            "call_id": call.id,
+                            "name": call.name,
+                            "arguments": json_arguments(call),
+                        }
+                    )
         elif isinstance(item, ToolResultItem):
-            custom = item.call_id in custom_calls or (item.kind == "custom" and item.tool_name in freeform)
-            items.append({"type": "custom_tool_call_output" if custom else "function_call_output",
-                          "call_id": item.call_id, "output": item.content})
+            custom = item.call_id in custom_calls or (
+                item.kind == "custom" and item.tool_name in freeform
+            )
+            items.append(
+                {
+                    "type": "custom_tool_call_output" if custom else "function_call_output",
+                    "call_id": item.call_id,
+                    "output": item.content,
+                }
+            )
     return items
 
 
 def request_params(request: ProviderRequest) -> dict[str, Any]:
     """The body shared by both Responses transports (the caller adds its own transport fields)."""
-    params: dict[str, Any] = {"model": request.model, "instructions": instructions(request),
-                              "input": input_items(request)}
+    params: dict[str, Any] = {
+        "model": request.model,
+        "instructions": instructions(request),
+        "input": input_items(request),
+    }
     if request.tools:
         params["tools"] = tools_payload(request.tools)
     if request.frame.cache is not None:
@@ -104,18 +184,35 @@ def request_params(request: ProviderRequest) -> dict[str, Any]:
 
 # -- parsing ------------------------------------------------------------------------------------
 
+
 def _invalid(message: str) -> ProviderFailure:
-    return ProviderFailure("invalid_response", message, diagnostics={"stage": "decode", "reqwest": {
-        "is_timeout": False, "is_connect": False, "is_request": False, "is_body": False,
-        "is_decode": True, "is_redirect": False}})
+    return ProviderFailure(
+        "invalid_response",
+        message,
+        diagnostics={
+            "stage": "decode",
+            "reqwest": {
+                "is_timeout": False,
+                "is_connect": False,
+                "is_request": False,
+                "is_body": False,
+                "is_decode": True,
+                "is_redirect": False,
+            },
+        },
+    )
 
 
 def failed_response(provider: str, error: Any) -> ProviderFailure:
     code, etype, message = errors.error_fields(error if isinstance(error, dict) else {})
     kind = errors.stream_error_kind(code, etype)
-    return ProviderFailure(kind, f"{provider}: response failed ({code or etype or 'no code'}): "
-                                 f"{message or 'no message'}"[:600],
-                           diagnostics={"stage": "response", "error_code": code})
+    return ProviderFailure(
+        kind,
+        f"{provider}: response failed ({code or etype or 'no code'}): {message or 'no message'}"[
+            :600
+        ],
+        diagnostics={"stage": "response", "error_code": code},
+    )
 
 
 def parse_usage(usage: Any) -> TokenUsage:
@@ -123,8 +220,12 @@ def parse_usage(usage: Any) -> TokenUsage:
         return TokenUsage()
     details = usage.get("input_tokens_details") or {}
     inp, out = int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
-    return TokenUsage(input_tokens=inp, output_tokens=out, total_tokens=int(usage.get("total_tokens") or inp + out),
-                      cache_read_input_tokens=int(details.get("cached_tokens") or 0))
+    return TokenUsage(
+        input_tokens=inp,
+        output_tokens=out,
+        total_tokens=int(usage.get("total_tokens") or inp + out),
+        cache_read_input_tokens=int(details.get("cached_tokens") or 0),
+    )
 
 
 def _parse_call(item: dict[str, Any]) -> ToolCall:
@@ -132,7 +233,9 @@ def _parse_call(item: dict[str, Any]) -> ToolCall:
     if not isinstance(call_id, str) or not isinstance(item.get("name"), str):
         raise _invalid(f"{item.get('type')} output item without call_id or name")
     if item["type"] == "custom_tool_call":
-        return ToolCall(id=call_id, name=item["name"], raw_arguments=str(item.get("input") or ""), kind="custom")
+        return ToolCall(
+            id=call_id, name=item["name"], raw_arguments=str(item.get("input") or ""), kind="custom"
+        )
     raw = item.get("arguments")
     raw = raw if isinstance(raw, str) else json.dumps(raw or {})
     try:
@@ -162,14 +265,31 @@ def parse_response(data: Any, provider: str = "openai") -> ProviderResponse:
                     texts.append(str(part.get("text") or part.get("refusal") or ""))
         elif kind in ("function_call", "custom_tool_call"):
             calls.append(_parse_call(item))
-    reason = (data.get("incomplete_details") or {}).get("reason") if data.get("status") == "incomplete" else None
-    stop = ("max_output_tokens" if reason == "max_output_tokens" else "other" if reason
-            else "tool_use" if calls else "end_turn")
-    return ProviderResponse(text="".join(texts), tool_calls=calls, usage=parse_usage(data.get("usage")),
-                            stop_reason=stop, response_id=data.get("id"))
+    reason = (
+        (data.get("incomplete_details") or {}).get("reason")
+        if data.get("status") == "incomplete"
+        else None
+    )
+    stop = (
+        "max_output_tokens"
+        if reason == "max_output_tokens"
+        else "other"
+        if reason
+        else "tool_use"
+        if calls
+        else "end_turn"
+    )
+    return ProviderResponse(
+        text="".join(texts),
+        tool_calls=calls,
+        usage=parse_usage(data.get("usage")),
+        stop_reason=stop,
+        response_id=data.get("id"),
+    )
 
 
 # -- the transport ------------------------------------------------------------------------------
+
 
 class OpenAIResponsesProvider:
     name = "openai"
@@ -177,13 +297,18 @@ class OpenAIResponsesProvider:
     def __init__(self, model_ref: str, config: dict[str, Any]) -> None:
         self.model_ref = model_ref
         self.key_env = str(config.get("api_key_env") or "OPENAI_API_KEY")
-        self.base_url = str(config.get("base_url") or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL)
+        self.base_url = str(
+            config.get("base_url") or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        )
 
     def complete(self, request: ProviderRequest) -> ProviderResponse:
         api_key = os.environ.get(self.key_env)
         if not api_key:
-            raise ProviderFailure("missing_credentials", f"openai: set {self.key_env} to use {self.model_ref}",
-                                  diagnostics={"stage": "credentials", "credential_env": self.key_env})
+            raise ProviderFailure(
+                "missing_credentials",
+                f"openai: set {self.key_env} to use {self.model_ref}",
+                diagnostics={"stage": "credentials", "credential_env": self.key_env},
+            )
         params = request_params(request)
         params["max_output_tokens"] = request.max_output_tokens
         probe = errors.Probe()
@@ -192,8 +317,9 @@ class OpenAIResponsesProvider:
             raw = client.responses.with_raw_response.create(**params)
             data = json.loads(raw.http_response.text)
         except sdk_errors() as exc:
-            raise errors.from_exception(exc, provider="openai", probe=probe, url=self.base_url,
-                                        secrets=(api_key,)) from None
+            raise errors.from_exception(
+                exc, provider="openai", probe=probe, url=self.base_url, secrets=(api_key,)
+            ) from None
         finally:
             client.close()
         return parse_response(data, "openai")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from holon import config
 from holon.model.conversation import Provider, ProviderFailure
 
 _CHAT = "holon.providers.chat_completions:factory"
@@ -29,25 +30,36 @@ CONFIG_TRANSPORTS: dict[str, str] = {
 
 
 def _unsupported(message: str, provider_id: str, **extra: object) -> ProviderFailure:
-    return ProviderFailure("unsupported_transport", message, category="protocol",
-                           diagnostics={"stage": "candidate_selection", "provider": provider_id,
-                                        "known_providers": sorted(TRANSPORTS),
-                                        "config_transports": sorted(CONFIG_TRANSPORTS), **extra})
+    return ProviderFailure(
+        "unsupported_transport",
+        message,
+        category="protocol",
+        diagnostics={
+            "stage": "candidate_selection",
+            "provider": provider_id,
+            "known_providers": sorted(TRANSPORTS),
+            "config_transports": sorted(CONFIG_TRANSPORTS),
+            **extra,
+        },
+    )
 
 
 def provider_config(provider_id: str) -> dict:
-    from holon import config
-
     table = config.get(f"providers.{provider_id}", {})
     return table if isinstance(table, dict) else {}
 
 
-def make_provider(model_ref: str, *, home: Path | None = None, cursor: Path | None = None) -> Provider:
+def make_provider(
+    model_ref: str, *, home: Path | None = None, cursor: Path | None = None
+) -> Provider:
     """The transport for `model_ref`. A scripted path is resolved against `home` too; `cursor` is
     where the scripted provider keeps its position (the caller's agent home decides where)."""
     if "/" not in model_ref:
-        raise ProviderFailure("unsupported_transport",
-                              f"model ref {model_ref!r} is not of the form provider/model", category="protocol")
+        raise ProviderFailure(
+            "unsupported_transport",
+            f"model ref {model_ref!r} is not of the form provider/model",
+            category="protocol",
+        )
     provider_id = model_ref.split("/", 1)[0]
     if provider_id == "scripted":
         from holon.providers.scripted import ScriptedProvider, resolve_script
@@ -58,13 +70,19 @@ def make_provider(model_ref: str, *, home: Path | None = None, cursor: Path | No
     if table.get("transport"):
         target = CONFIG_TRANSPORTS.get(str(table["transport"]))
         if target is None:
-            raise _unsupported(f"provider {provider_id!r} uses unsupported transport {table['transport']!r}; "
-                               f"use one of {', '.join(sorted(CONFIG_TRANSPORTS))}", provider_id,
-                               transport=str(table["transport"]))
+            raise _unsupported(
+                f"provider {provider_id!r} uses unsupported transport {table['transport']!r}; "
+                f"use one of {', '.join(sorted(CONFIG_TRANSPORTS))}",
+                provider_id,
+                transport=str(table["transport"]),
+            )
     target = target or TRANSPORTS.get(provider_id)
     if target is None:
-        raise _unsupported(f"no transport for provider {provider_id!r} (model ref {model_ref!r}); add a "
-                           f"[providers.{provider_id}] table with transport, base_url and api_key_env", provider_id)
+        raise _unsupported(
+            f"no transport for provider {provider_id!r} (model ref {model_ref!r}); add a "
+            f"[providers.{provider_id}] table with transport, base_url and api_key_env",
+            provider_id,
+        )
     import importlib
 
     module, factory = target.split(":")

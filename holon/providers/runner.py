@@ -14,7 +14,13 @@ from collections.abc import Callable
 from typing import Any
 
 from holon import clock
-from holon.model.conversation import Provider, ProviderFailure, ProviderRequest, ProviderResponse, TokenUsage
+from holon.model.conversation import (
+    Provider,
+    ProviderFailure,
+    ProviderRequest,
+    ProviderResponse,
+    TokenUsage,
+)
 
 MAX_RETRIES = 2
 MAX_ATTEMPTS = MAX_RETRIES + 1
@@ -43,9 +49,14 @@ def _backoff_ms(failure: ProviderFailure, attempt: int) -> int:
     return base
 
 
-def run_round(request: ProviderRequest, chain: list[str], *,
-              make: Callable[[str], Provider], sleep: Callable[[float], None] = time.sleep,
-              before_request: Callable[[], None] | None = None) -> tuple[ProviderResponse, dict[str, Any]]:
+def run_round(
+    request: ProviderRequest,
+    chain: list[str],
+    *,
+    make: Callable[[str], Provider],
+    sleep: Callable[[float], None] = time.sleep,
+    before_request: Callable[[], None] | None = None,
+) -> tuple[ProviderResponse, dict[str, Any]]:
     """Run one provider round over the model chain; returns (response, timeline) or raises RoundFailed."""
     attempts: list[dict[str, Any]] = []
     timeline: dict[str, Any] = {"attempts": attempts, "requested_model_ref": chain[0]}
@@ -57,8 +68,18 @@ def run_round(request: ProviderRequest, chain: list[str], *,
             provider = make(model_ref)
         except ProviderFailure as exc:
             last = exc
-            attempts.append(_record(provider_id, model_ref, 1, None, None, exc, "fail_fast_aborted",
-                                    advanced=index + 1 < len(chain)))
+            attempts.append(
+                _record(
+                    provider_id,
+                    model_ref,
+                    1,
+                    None,
+                    None,
+                    exc,
+                    "fail_fast_aborted",
+                    advanced=index + 1 < len(chain),
+                )
+            )
             continue
         req = request.model_copy(update={"model_ref": model_ref})
         for attempt in range(1, MAX_ATTEMPTS + 1):
@@ -72,22 +93,53 @@ def run_round(request: ProviderRequest, chain: list[str], *,
                 last = exc
                 dur = int((time.monotonic() - started) * 1000)
                 if exc.kind == "context_length_exceeded":
-                    attempts.append(_record(provider_id, model_ref, attempt, started_at, dur, exc,
-                                            "fail_fast_aborted", advanced=False))
+                    attempts.append(
+                        _record(
+                            provider_id,
+                            model_ref,
+                            attempt,
+                            started_at,
+                            dur,
+                            exc,
+                            "fail_fast_aborted",
+                            advanced=False,
+                        )
+                    )
                     raise RoundFailed(exc, _aggregate(timeline)) from None
                 if exc.retryable and attempt < MAX_ATTEMPTS:
                     backoff = _backoff_ms(exc, attempt)
-                    rec = _record(provider_id, model_ref, attempt, started_at, dur, exc, "retrying", advanced=False)
+                    rec = _record(
+                        provider_id,
+                        model_ref,
+                        attempt,
+                        started_at,
+                        dur,
+                        exc,
+                        "retrying",
+                        advanced=False,
+                    )
                     rec["backoff_ms"] = backoff
                     attempts.append(rec)
                     sleep(backoff / 1000.0)
                     continue
                 outcome = "retries_exhausted" if exc.retryable else "fail_fast_aborted"
-                attempts.append(_record(provider_id, model_ref, attempt, started_at, dur, exc, outcome,
-                                        advanced=index + 1 < len(chain)))
+                attempts.append(
+                    _record(
+                        provider_id,
+                        model_ref,
+                        attempt,
+                        started_at,
+                        dur,
+                        exc,
+                        outcome,
+                        advanced=index + 1 < len(chain),
+                    )
+                )
                 break
             dur = int((time.monotonic() - started) * 1000)
-            rec = _record(provider_id, model_ref, attempt, started_at, dur, None, "succeeded", advanced=False)
+            rec = _record(
+                provider_id, model_ref, attempt, started_at, dur, None, "succeeded", advanced=False
+            )
             rec["token_usage"] = response.usage.model_dump()
             attempts.append(rec)
             timeline["winning_model_ref"] = model_ref
@@ -96,10 +148,25 @@ def run_round(request: ProviderRequest, chain: list[str], *,
     raise RoundFailed(last, _aggregate(timeline))
 
 
-def _record(provider: str, model_ref: str, attempt: int, started_at: str | None, duration_ms: int | None,
-            failure: ProviderFailure | None, outcome: str, *, advanced: bool) -> dict[str, Any]:
-    rec: dict[str, Any] = {"provider": provider, "model_ref": model_ref, "attempt": attempt,
-                           "max_attempts": MAX_ATTEMPTS, "outcome": outcome, "advanced_to_fallback": advanced}
+def _record(
+    provider: str,
+    model_ref: str,
+    attempt: int,
+    started_at: str | None,
+    duration_ms: int | None,
+    failure: ProviderFailure | None,
+    outcome: str,
+    *,
+    advanced: bool,
+) -> dict[str, Any]:
+    rec: dict[str, Any] = {
+        "provider": provider,
+        "model_ref": model_ref,
+        "attempt": attempt,
+        "max_attempts": MAX_ATTEMPTS,
+        "outcome": outcome,
+        "advanced_to_fallback": advanced,
+    }
     if started_at is not None:
         rec["started_at"] = started_at
         rec["completed_at"] = clock.now_iso()
@@ -107,12 +174,17 @@ def _record(provider: str, model_ref: str, attempt: int, started_at: str | None,
         rec["duration_ms"] = duration_ms
     if failure is not None:
         rec["failure_kind"] = failure.kind
-        rec["disposition"] = "retry" if outcome == "retrying" else (
-            "fallback" if advanced else "abort")
+        rec["disposition"] = (
+            "retry" if outcome == "retrying" else ("fallback" if advanced else "abort")
+        )
         if failure.status is not None:
             rec["status"] = failure.status
-        diag = {"stage": failure.diagnostics.get("stage", "request"), "provider": provider,
-                "model_ref": model_ref, **failure.diagnostics}
+        diag = {
+            "stage": failure.diagnostics.get("stage", "request"),
+            "provider": provider,
+            "model_ref": model_ref,
+            **failure.diagnostics,
+        }
         if failure.status is not None:
             diag["status"] = failure.status
         rec["transport_diagnostics"] = diag

@@ -18,7 +18,13 @@ import json
 import os
 from pathlib import Path
 
-from holon.model.conversation import ProviderFailure, ProviderRequest, ProviderResponse, TokenUsage, ToolCall
+from holon.model.conversation import (
+    ProviderFailure,
+    ProviderRequest,
+    ProviderResponse,
+    TokenUsage,
+    ToolCall,
+)
 from holon.store.atomic import read_json, write_json
 
 _STATUS_KINDS = {401: "auth", 403: "auth", 408: "timeout", 429: "rate_limited"}
@@ -44,8 +50,9 @@ class ScriptedProvider:
         try:
             text = self.script.read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise ProviderFailure("invalid_response", f"script not found: {self.script}",
-                                  category="protocol") from None
+            raise ProviderFailure(
+                "invalid_response", f"script not found: {self.script}", category="protocol"
+            ) from None
         return [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
 
     def _cursor(self) -> int:
@@ -66,25 +73,41 @@ class ScriptedProvider:
         lines = self._lines()
         cursor = self._cursor()
         if cursor >= len(lines):
-            raise ProviderFailure("script_exhausted",
-                                  f"scripted provider has no round left in {self.script} "
-                                  f"({len(lines)} rounds served)", category="runtime")
+            raise ProviderFailure(
+                "script_exhausted",
+                f"scripted provider has no round left in {self.script} "
+                f"({len(lines)} rounds served)",
+                category="runtime",
+            )
         self._advance(cursor + 1)
         try:
             line = json.loads(lines[cursor])
         except ValueError as exc:
-            raise ProviderFailure("invalid_response", f"line {cursor + 1} of {self.script} is not JSON: {exc}",
-                                  category="protocol") from None
+            raise ProviderFailure(
+                "invalid_response",
+                f"line {cursor + 1} of {self.script} is not JSON: {exc}",
+                category="protocol",
+            ) from None
         if not isinstance(line, dict):
-            raise ProviderFailure("invalid_response", f"line {cursor + 1} of {self.script} is not an object",
-                                  category="protocol")
+            raise ProviderFailure(
+                "invalid_response",
+                f"line {cursor + 1} of {self.script} is not an object",
+                category="protocol",
+            )
         if "error" in line:
             err = line["error"] or {}
             status = err.get("status")
-            kind = err.get("kind") or _STATUS_KINDS.get(status) or (
-                "server_error" if isinstance(status, int) and status >= 500 else "client_error")
-            raise ProviderFailure(kind, err.get("message") or f"scripted failure ({kind})", status=status,
-                                  retry_after_s=err.get("retry_after_s"))
+            kind = (
+                err.get("kind")
+                or _STATUS_KINDS.get(status)
+                or ("server_error" if isinstance(status, int) and status >= 500 else "client_error")
+            )
+            raise ProviderFailure(
+                kind,
+                err.get("message") or f"scripted failure ({kind})",
+                status=status,
+                retry_after_s=err.get("retry_after_s"),
+            )
         return _round(line, cursor)
 
 
@@ -95,14 +118,26 @@ def _round(line: dict, cursor: int) -> ProviderResponse:
         raw = call.get("raw_arguments")
         if isinstance(args, str):
             raw, args = args, None
-        calls.append(ToolCall(id=call.get("id") or f"call_s{cursor}_{i}", name=call.get("name", ""),
-                              arguments=args, raw_arguments=raw, kind=call.get("kind", "function")))
+        calls.append(
+            ToolCall(
+                id=call.get("id") or f"call_s{cursor}_{i}",
+                name=call.get("name", ""),
+                arguments=args,
+                raw_arguments=raw,
+                kind=call.get("kind", "function"),
+            )
+        )
     usage = line.get("usage") or {}
     stop = line.get("stop_reason") or ("tool_use" if calls else "end_turn")
-    return ProviderResponse(text=line.get("text") or "", tool_calls=calls,
-                            usage=TokenUsage.of(int(usage.get("input_tokens", 0)),
-                                                int(usage.get("output_tokens", 0)),
-                                                cache_read_input_tokens=int(usage.get("cache_read_input_tokens", 0)),
-                                                cache_creation_input_tokens=int(
-                                                    usage.get("cache_creation_input_tokens", 0))),
-                            stop_reason=stop, response_id=f"scripted-{cursor + 1}")
+    return ProviderResponse(
+        text=line.get("text") or "",
+        tool_calls=calls,
+        usage=TokenUsage.of(
+            int(usage.get("input_tokens", 0)),
+            int(usage.get("output_tokens", 0)),
+            cache_read_input_tokens=int(usage.get("cache_read_input_tokens", 0)),
+            cache_creation_input_tokens=int(usage.get("cache_creation_input_tokens", 0)),
+        ),
+        stop_reason=stop,
+        response_id=f"scripted-{cursor + 1}",
+    )

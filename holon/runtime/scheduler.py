@@ -33,12 +33,21 @@ def _rechecks(agent: Agent) -> list[str]:
     """A blocked work item whose recheck time has come gets one reminder (the item itself is unchanged)."""
     out = []
     for rec in workitems.due_rechecks(agent.home, clock.now_ts()):
-        text = (f"Recheck reminder for work item {rec['id']} ({rec['objective']}): it is blocked by "
-                f"\"{rec['blocked_by']}\" since before {rec['recheck_at']}. Inspect the blocker; update or "
-                "clear blocked_by with UpdateWorkItem. This reminder does not change the item.")
-        env = admission.admit(agent.home, "runtime", "system_tick", admission.text_body(text),
-                              source="work_item_recheck", priority="background", work_item_id=rec["id"],
-                              metadata={"reason": "work_item_recheck"})
+        text = (
+            f"Recheck reminder for work item {rec['id']} ({rec['objective']}): it is blocked by "
+            f'"{rec["blocked_by"]}" since before {rec["recheck_at"]}. Inspect the blocker; update or '
+            "clear blocked_by with UpdateWorkItem. This reminder does not change the item."
+        )
+        env = admission.admit(
+            agent.home,
+            "runtime",
+            "system_tick",
+            admission.text_body(text),
+            source="work_item_recheck",
+            priority="background",
+            work_item_id=rec["id"],
+            metadata={"reason": "work_item_recheck"},
+        )
         workitems.append(agent, {**rec, "recheck_consumed_at": clock.now_iso()})
         out.append(env["id"])
     return out
@@ -49,8 +58,12 @@ def _activate(agent: Agent) -> list[str]:
     state = agent.state()
     closure = state.closure or {}
     signal = closure.get("work_signal")
-    if (state.status.value != "awake_idle" or closure.get("outcome") != "continuable" or not signal
-            or closure.get("activation_message_id")):
+    if (
+        state.status.value != "awake_idle"
+        or closure.get("outcome") != "continuable"
+        or not signal
+        or closure.get("activation_message_id")
+    ):
         return []
     rec = workitems.get(agent.home, signal["work_item_id"])
     if rec is None or workitems.scheduling_state(rec) != "runnable":
@@ -59,11 +72,19 @@ def _activate(agent: Agent) -> list[str]:
         text = f"Continue work item {rec['id']}: {rec['objective']}"
     else:
         text = "Runnable work items are queued and none is current; pick one with PickWorkItem and continue."
-    env = admission.admit(agent.home, "runtime", "system_tick", admission.text_body(text), source="work_queue",
-                          work_item_id=rec["id"], metadata={"reason": signal["reactivation_mode"]})
+    env = admission.admit(
+        agent.home,
+        "runtime",
+        "system_tick",
+        admission.text_body(text),
+        source="work_queue",
+        work_item_id=rec["id"],
+        metadata={"reason": signal["reactivation_mode"]},
+    )
 
     def consumed(s: Any) -> None:
         if s.closure:
             s.closure = {**s.closure, "activation_message_id": env["id"]}
+
     agent.update_state(consumed)
     return [env["id"]]

@@ -48,11 +48,19 @@ class TickReport:
 
 
 def delivery_limit() -> int:
-    return max(1, config.env_int("HOLON_DELIVERY_LIMIT", "runtime.delivery_limit", DEFAULT_DELIVERY_LIMIT))
+    return max(
+        1, config.env_int("HOLON_DELIVERY_LIMIT", "runtime.delivery_limit", DEFAULT_DELIVERY_LIMIT)
+    )
 
 
-def tick(home: Home, *, until_idle: bool = False, model: str | None = None, wait: bool = False,
-         max_turns: int | None = None) -> TickReport:
+def tick(
+    home: Home,
+    *,
+    until_idle: bool = False,
+    model: str | None = None,
+    wait: bool = False,
+    max_turns: int | None = None,
+) -> TickReport:
     report = TickReport(agent_id=home.agent_id)
     home.locks.mkdir(parents=True, exist_ok=True)
     lock = FileLock(home.turn_lock)
@@ -99,13 +107,19 @@ def _claim(agent: Agent, report: TickReport) -> tuple[str, MessageEnvelope] | No
             _dead_letter(agent, name, record, report, reason=reason)
 
 
-def _run_one(agent: Agent, name: str, message: MessageEnvelope, model: str | None, report: TickReport) -> None:
+def _run_one(
+    agent: Agent, name: str, message: MessageEnvelope, model: str | None, report: TickReport
+) -> None:
     run_id = message.id
     state = agent.state()
     inflight = state.inflight.get(run_id)
-    continuation = (state.last_continuation if inflight and state.last_continuation
-                    and state.last_continuation.get("message_id") == run_id
-                    else closure.resolve_continuation(state.closure, message))
+    continuation = (
+        state.last_continuation
+        if inflight
+        and state.last_continuation
+        and state.last_continuation.get("message_id") == run_id
+        else closure.resolve_continuation(state.closure, message)
+    )
     if not continuation["model_visible"]:
         _liveness_only(agent, name, message, continuation, report)
         return
@@ -118,9 +132,12 @@ def _run_one(agent: Agent, name: str, message: MessageEnvelope, model: str | Non
         s.last_continuation = continuation
         if not inflight:
             s.bound_work_item_id = s.current_work_item_id
+
     agent.update_state(running)
     result = loop.run(agent, message, model=model)
-    nextdue.refresh(agent.home)  # before the message is done: a crash here redelivers it, and that tick refreshes
+    nextdue.refresh(
+        agent.home
+    )  # before the message is done: a crash here redelivers it, and that tick refreshes
     agent.home.queue.done(name)
 
     def idle(s: AgentState) -> None:
@@ -128,32 +145,49 @@ def _run_one(agent: Agent, name: str, message: MessageEnvelope, model: str | Non
         s.run_owner_pid = None
         if s.status == AgentStatus.awake_running:
             s.status = AgentStatus.awake_idle
+
     agent.update_state(idle)
     report.outcome = "ran"
     report.turns.append(_turn_summary(result))
 
 
-def _liveness_only(agent: Agent, name: str, message: MessageEnvelope, continuation: dict[str, Any],
-                   report: TickReport) -> None:
+def _liveness_only(
+    agent: Agent,
+    name: str,
+    message: MessageEnvelope,
+    continuation: dict[str, Any],
+    report: TickReport,
+) -> None:
     """A wake without a model turn: the agent is awake again, nothing is added to the transcript."""
+
     def woke(s: AgentState) -> None:
         s.last_continuation = continuation
         s.last_wake_reason = message.kind.value
         if s.status == AgentStatus.asleep:
             s.status = AgentStatus.awake_idle
             s.sleeping_until = None
+
     agent.update_state(woke)
     agent.home.queue.done(name)
-    agent.event("liveness_wake", message_id=message.id, mode=continuation["mode"],
-                prior_closure_outcome=continuation["prior_closure_outcome"])
+    agent.event(
+        "liveness_wake",
+        message_id=message.id,
+        mode=continuation["mode"],
+        prior_closure_outcome=continuation["prior_closure_outcome"],
+    )
     report.outcome = "woke" if report.outcome == "idle" else report.outcome
     report.liveness.append(message.id)
 
 
 def _turn_summary(result: TurnResult) -> dict[str, Any]:
-    out = {"message_id": result.message_id, "turn_id": result.turn_id, "status": result.status,
-           "final_text": result.final_text, "token_usage": result.token_usage,
-           "provider_attempt_timeline": result.provider_attempt_timeline}
+    out = {
+        "message_id": result.message_id,
+        "turn_id": result.turn_id,
+        "status": result.status,
+        "final_text": result.final_text,
+        "token_usage": result.token_usage,
+        "provider_attempt_timeline": result.provider_attempt_timeline,
+    }
     if result.failure_artifact:
         out["failure_artifact"] = result.failure_artifact
     out.update(result.extra)
@@ -170,6 +204,7 @@ def recover(agent: Agent, report: TickReport) -> None:
             s.status = AgentStatus.awake_idle
             s.current_run_id = None
             s.run_owner_pid = None
+
         agent.update_state(repair)
         agent.event("stale_run_repaired", run_id=state.current_run_id, owner_pid=stale_pid)
     queue = agent.home.queue
@@ -184,13 +219,18 @@ def recover(agent: Agent, report: TickReport) -> None:
         queue.rewrite_cur(name, record)
         queue.release(name)
         report.recovered.append(record["id"])
-        agent.event("message_redelivered", message_id=record["id"], delivery_attempts=record["delivery_attempts"])
+        agent.event(
+            "message_redelivered",
+            message_id=record["id"],
+            delivery_attempts=record["delivery_attempts"],
+        )
     queue.clean_tmp()
     recovery.recover_tasks(agent)
 
 
-def _dead_letter(agent: Agent, name: str, record: dict[str, Any], report: TickReport,
-                 reason: str | None = None) -> None:
+def _dead_letter(
+    agent: Agent, name: str, record: dict[str, Any], report: TickReport, reason: str | None = None
+) -> None:
     """Set a message aside in queue/dead/ with a failure brief (after too many deliveries, or unreadable)."""
     message_id = str(record.get("id") or name)
     agent.home.queue.rewrite_cur(name, record)
@@ -198,9 +238,18 @@ def _dead_letter(agent: Agent, name: str, record: dict[str, Any], report: TickRe
     agent.update_state(lambda s: s.inflight.pop(message_id, None))
     attempts = int(record.get("delivery_attempts") or 0)
     reason = reason or f"after {attempts} delivery attempts that did not finish"
-    agent.event("message_dead_lettered", message_id=message_id, delivery_attempts=attempts,
-                queue_file=f"queue/dead/{name}", reason=reason)
+    agent.event(
+        "message_dead_lettered",
+        message_id=message_id,
+        delivery_attempts=attempts,
+        queue_file=f"queue/dead/{name}",
+        reason=reason,
+    )
     where = agent.home.queue.dead / name
-    agent.brief("failure", f"message {message_id} ({record.get('kind')}) was set aside {reason}; it is kept in "
-                f"{where.relative_to(agent.home.root)}", related_message_id=message_id)
+    agent.brief(
+        "failure",
+        f"message {message_id} ({record.get('kind')}) was set aside {reason}; it is kept in "
+        f"{where.relative_to(agent.home.root)}",
+        related_message_id=message_id,
+    )
     report.dead_lettered.append(message_id)

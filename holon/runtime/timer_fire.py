@@ -55,12 +55,19 @@ def _guard_allows(agent: Agent, timer: dict[str, Any]) -> bool:
     guard = timer.get("guard")
     if not guard:
         return True
-    timeout = config.env_int("HOLON_TIMER_GUARD_TIMEOUT_S", "runtime.timer_guard_timeout_s",
-                             DEFAULT_GUARD_TIMEOUT_S)
+    timeout = config.env_int(
+        "HOLON_TIMER_GUARD_TIMEOUT_S", "runtime.timer_guard_timeout_s", DEFAULT_GUARD_TIMEOUT_S
+    )
     try:
-        proc = subprocess.run(["/bin/sh", "-c", guard], cwd=agent.home.root, stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=timeout,
-                              start_new_session=True)
+        proc = subprocess.run(
+            ["/bin/sh", "-c", guard],
+            cwd=agent.home.root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            timeout=timeout,
+            start_new_session=True,
+        )
         code: int | str = proc.returncode
     except subprocess.TimeoutExpired:
         code = "timeout"
@@ -78,13 +85,32 @@ def _admit(agent: Agent, timer: dict[str, Any], occurrences: list[float]) -> Non
         lines.append(timer["text"])
     if missed:
         listed = ", ".join(clock.iso(t) for t in missed[:MAX_LISTED_MISSED])
-        more = f" and {len(missed) - MAX_LISTED_MISSED} more" if len(missed) > MAX_LISTED_MISSED else ""
-        lines.append(f"Missed {len(missed)} earlier occurrence(s) while no tick ran: {listed}{more}.")
-    metadata = {"timer_id": timer["id"], "schedule": timer["schedule"], "planned_at": clock.iso(planned),
-                "missed_count": len(missed), "missed_at": [clock.iso(t) for t in missed[:MAX_LISTED_MISSED]],
-                "timer_source": timer.get("source")}
-    admission.admit(agent.home, "timer", "timer_tick", admission.text_body("\n".join(lines)), source=timer["id"],
-                    metadata=metadata)
+        more = (
+            f" and {len(missed) - MAX_LISTED_MISSED} more"
+            if len(missed) > MAX_LISTED_MISSED
+            else ""
+        )
+        lines.append(
+            f"Missed {len(missed)} earlier occurrence(s) while no tick ran: {listed}{more}."
+        )
+    metadata = {
+        "timer_id": timer["id"],
+        "schedule": timer["schedule"],
+        "planned_at": clock.iso(planned),
+        "missed_count": len(missed),
+        "missed_at": [clock.iso(t) for t in missed[:MAX_LISTED_MISSED]],
+        "timer_source": timer.get("source"),
+    }
+    admission.admit(
+        agent.home,
+        "timer",
+        "timer_tick",
+        admission.text_body("\n".join(lines)),
+        source=timer["id"],
+        metadata=metadata,
+    )
     timer["fired_count"] = int(timer.get("fired_count", 0)) + 1
     timer["last_fired_at"] = clock.now_iso()
-    agent.event("timer_fired", timer_id=timer["id"], planned_at=clock.iso(planned), missed_count=len(missed))
+    agent.event(
+        "timer_fired", timer_id=timer["id"], planned_at=clock.iso(planned), missed_count=len(missed)
+    )

@@ -23,8 +23,13 @@ MAX_WAIT_S = 1.0
 
 
 class Watcher:
-    def __init__(self, homes: Callable[[], list[Home]], *, model: str | None = None,
-                 on_report: Callable[[dict[str, Any]], None] | None = None) -> None:
+    def __init__(
+        self,
+        homes: Callable[[], list[Home]],
+        *,
+        model: str | None = None,
+        on_report: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
         self.homes = homes
         self.model = model
         self.on_report = on_report or (lambda r: None)
@@ -46,8 +51,15 @@ class Watcher:
                 self.stop.wait(self._timeout())
                 self.tick_due()
                 continue
-            for _ in watchfiles.watch(*paths, stop_event=self.stop, rust_timeout=int(MAX_WAIT_S * 1000),
-                                      yield_on_timeout=True, debounce=50, step=50, raise_interrupt=False):
+            for _ in watchfiles.watch(
+                *paths,
+                stop_event=self.stop,
+                rust_timeout=int(MAX_WAIT_S * 1000),
+                yield_on_timeout=True,
+                debounce=50,
+                step=50,
+                raise_interrupt=False,
+            ):
                 if self.stop.is_set():
                     return
                 self.tick_due()

@@ -131,7 +131,7 @@ def tail(path: str | os.PathLike, n: int) -> list[dict]:
                 if idx < 0:
                     carry = data
                     continue
-                carry, data = data[:idx], data[idx + 1:]
+                carry, data = data[:idx], data[idx + 1 :]
             for line in reversed(data.split(b"\n")):
                 rec = _parse(line)
                 if rec is not None:

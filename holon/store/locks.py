@@ -10,8 +10,8 @@ from __future__ import annotations
 import fcntl
 import os
 import time
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 class LockBusy(Exception):
@@ -63,7 +63,7 @@ class FileLock:
             os.close(fd)
         return False
 
-    def __enter__(self) -> "FileLock":
+    def __enter__(self) -> FileLock:
         self.acquire()
         return self
 

@@ -38,8 +38,15 @@ class CommandSpec:
         return store.cmd_digest(self.cmd, str(self.workdir), self.shell, self.login, self.tty)
 
     def metadata(self) -> dict[str, Any]:
-        return {"cmd": self.cmd, "cmd_digest": self.digest, "workdir": str(self.workdir), "shell": self.shell,
-                "login": self.login, "tty": self.tty, "accepts_input": self.accepts_input}
+        return {
+            "cmd": self.cmd,
+            "cmd_digest": self.digest,
+            "workdir": str(self.workdir),
+            "shell": self.shell,
+            "login": self.login,
+            "tty": self.tty,
+            "accepts_input": self.accepts_input,
+        }
 
 
 @dataclass
@@ -58,8 +65,9 @@ class Promoted:
     duration_ms: int
 
 
-def run(home: Home, spec: CommandSpec, *, promote: bool = True,
-        parent_message_id: str | None = None) -> Finished | Promoted:
+def run(
+    home: Home, spec: CommandSpec, *, promote: bool = True, parent_message_id: str | None = None
+) -> Finished | Promoted:
     """Start the command and wait up to its yield; raises spawn.SpawnError when it cannot start.
 
     With promote=False (ExecCommandBatch) a command still running at its yield
@@ -68,8 +76,16 @@ def run(home: Home, spec: CommandSpec, *, promote: bool = True,
     task_id = new_id("task")
     exit_file = home.task_dir(task_id) / "exit_status"
     env = {"HOLON_AGENT_ID": home.agent_id, "HOLON_AGENT_HOME": str(home.root)}
-    run_ = spawn.start(spec.cmd, workdir=spec.workdir, shell=spec.shell, login=spec.login, tty=spec.tty,
-                       accepts_input=spec.accepts_input, exit_file=exit_file, env_extra=env)
+    run_ = spawn.start(
+        spec.cmd,
+        workdir=spec.workdir,
+        shell=spec.shell,
+        login=spec.login,
+        tty=spec.tty,
+        accepts_input=spec.accepts_input,
+        exit_file=exit_file,
+        env_extra=env,
+    )
     deadline = run_.started + spec.yield_ms / 1000
     if run_.stdin_fd is not None and not spec.tty and not promote:
         os.close(run_.stdin_fd)
@@ -94,19 +110,32 @@ def _finished(run_: spawn.Running) -> Finished:
     spawn.close(run_)
     duration = int((time.monotonic() - run_.started) * 1000)
     if run_.tty:
-        return Finished(code if code >= 0 else None, -code if code < 0 else None, run_.text(), "", duration)
-    return Finished(code if code >= 0 else None, -code if code < 0 else None, run_.text("stdout"),
-                    run_.text("stderr"), duration)
+        return Finished(
+            code if code >= 0 else None, -code if code < 0 else None, run_.text(), "", duration
+        )
+    return Finished(
+        code if code >= 0 else None,
+        -code if code < 0 else None,
+        run_.text("stdout"),
+        run_.text("stderr"),
+        duration,
+    )
 
 
-def _promote(home: Home, spec: CommandSpec, run_: spawn.Running, task_id: str,
-             parent_message_id: str | None) -> Promoted:
+def _promote(
+    home: Home, spec: CommandSpec, run_: spawn.Running, task_id: str, parent_message_id: str | None
+) -> Promoted:
     tdir = home.task_dir(task_id)
     initial = b"".join(c for _, c in run_.chunks)
     write_bytes(tdir / "output.log", initial)
     command = {**spec.metadata(), "output_path": str(tdir / "output.log"), "terminal_reentry": True}
-    record = store.new_record(home.agent_id, task_id, command, parent_message_id=parent_message_id,
-                              wrapper_pid=run_.proc.pid)
+    record = store.new_record(
+        home.agent_id,
+        task_id,
+        command,
+        parent_message_id=parent_message_id,
+        wrapper_pid=run_.proc.pid,
+    )
     store.save(home, record)
     sup_pid = spawn.start_supervisor(home, task_id, run_)
     record["supervisor_pid"] = sup_pid

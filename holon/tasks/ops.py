@@ -27,15 +27,35 @@ def get(home: Home, task_id: str) -> dict[str, Any]:
 def snapshot(rec: dict[str, Any]) -> dict[str, Any]:
     """The compact lifecycle snapshot: no output bytes, no artifact arrays."""
     cmd = rec["command"]
-    return {"task_id": rec["id"], "kind": rec["kind"], "status": rec["status"], "summary": rec.get("summary"),
-            "created_at": rec.get("created_at"), "updated_at": rec.get("updated_at"),
-            "finished_at": rec.get("finished_at"), "exit_status": rec.get("exit_status"),
-            "parent_message_id": rec.get("parent_message_id"),
-            "accepts_input": bool(cmd.get("accepts_input")),
-            "input_target": ("tty" if cmd.get("tty") else "stdin") if cmd.get("accepts_input") else None,
-            "command": {k: cmd.get(k) for k in ("cmd", "cmd_digest", "workdir", "shell", "login", "tty",
-                                                "output_path", "terminal_reentry")}
-            | {"cmd_preview": store.preview(cmd["cmd"])}}
+    return {
+        "task_id": rec["id"],
+        "kind": rec["kind"],
+        "status": rec["status"],
+        "summary": rec.get("summary"),
+        "created_at": rec.get("created_at"),
+        "updated_at": rec.get("updated_at"),
+        "finished_at": rec.get("finished_at"),
+        "exit_status": rec.get("exit_status"),
+        "parent_message_id": rec.get("parent_message_id"),
+        "accepts_input": bool(cmd.get("accepts_input")),
+        "input_target": ("tty" if cmd.get("tty") else "stdin")
+        if cmd.get("accepts_input")
+        else None,
+        "command": {
+            k: cmd.get(k)
+            for k in (
+                "cmd",
+                "cmd_digest",
+                "workdir",
+                "shell",
+                "login",
+                "tty",
+                "output_path",
+                "terminal_reentry",
+            )
+        }
+        | {"cmd_preview": store.preview(cmd["cmd"])},
+    }
 
 
 def status(home: Home, task_id: str) -> dict[str, Any]:
@@ -47,7 +67,9 @@ def list_tasks(home: Home, *, include_finished: bool = True) -> list[dict[str, A
     return [snapshot(r) for r in recs if include_finished or r["status"] not in store.TERMINAL]
 
 
-def output(home: Home, task_id: str, *, block: bool, timeout_ms: int, budget_chars: int) -> dict[str, Any]:
+def output(
+    home: Home, task_id: str, *, block: bool, timeout_ms: int, budget_chars: int
+) -> dict[str, Any]:
     """TaskOutputResult {retrieval_status, task}: success once a terminal record is persisted."""
     rec = get(home, task_id)
     deadline = time.monotonic() + timeout_ms / 1000
@@ -61,11 +83,19 @@ def output(home: Home, task_id: str, *, block: bool, timeout_ms: int, budget_cha
     path = rec["command"].get("output_path")
     if path and os.path.exists(path):
         artifacts.append({"path": path, "kind": "task_output", "bytes": os.path.getsize(path)})
-    task = {"task_id": rec["id"], "kind": rec["kind"], "status": rec["status"], "summary": rec.get("summary"),
-            "output_preview": preview, "output_truncated": cut, "artifacts": artifacts,
-            "output_artifact": 0 if artifacts else None,
-            "result_summary": _result_summary(rec) if terminal else None,
-            "exit_status": rec.get("exit_status"), "failure_artifact": rec.get("failure_artifact")}
+    task = {
+        "task_id": rec["id"],
+        "kind": rec["kind"],
+        "status": rec["status"],
+        "summary": rec.get("summary"),
+        "output_preview": preview,
+        "output_truncated": cut,
+        "artifacts": artifacts,
+        "output_artifact": 0 if artifacts else None,
+        "result_summary": _result_summary(rec) if terminal else None,
+        "exit_status": rec.get("exit_status"),
+        "failure_artifact": rec.get("failure_artifact"),
+    }
     retrieval = "success" if terminal else ("timeout" if block else "not_ready")
     return {"retrieval_status": retrieval, "task": task}
 
@@ -79,21 +109,39 @@ def _result_summary(rec: dict[str, Any]) -> str:
 def send_input(home: Home, task_id: str, data: str) -> dict[str, Any]:
     """TaskInputResult; a delivery that cannot happen is a receipt with accepted_input=false."""
     rec = get(home, task_id)
-    target = ("tty" if rec["command"].get("tty") else "stdin") if rec["command"].get("accepts_input") else None
+    target = (
+        ("tty" if rec["command"].get("tty") else "stdin")
+        if rec["command"].get("accepts_input")
+        else None
+    )
 
     def receipt(accepted: bool, n: int, text: str) -> dict[str, Any]:
-        return {"task": snapshot(rec), "accepted_input": accepted, "input_target": target,
-                "bytes_written": n, "summary_text": text}
+        return {
+            "task": snapshot(rec),
+            "accepted_input": accepted,
+            "input_target": target,
+            "bytes_written": n,
+            "summary_text": text,
+        }
+
     if target is None:
-        return receipt(False, 0, f"task {task_id} was not started with accepts_input or tty; it takes no input")
+        return receipt(
+            False, 0, f"task {task_id} was not started with accepts_input or tty; it takes no input"
+        )
     if rec["status"] in store.TERMINAL:
-        return receipt(False, 0, f"task {task_id} is {rec['status']}; input can no longer be delivered")
+        return receipt(
+            False, 0, f"task {task_id} is {rec['status']}; input can no longer be delivered"
+        )
     payload = data.encode("utf-8")
     try:
         fd = os.open(home.task_dir(task_id) / "stdin.fifo", os.O_WRONLY | os.O_NONBLOCK)
     except OSError as exc:
         if exc.errno in (errno.ENXIO, errno.ENOENT):
-            return receipt(False, 0, f"task {task_id} has no live input channel (its supervisor is not reading)")
+            return receipt(
+                False,
+                0,
+                f"task {task_id} has no live input channel (its supervisor is not reading)",
+            )
         raise
     try:
         written = os.write(fd, payload)
@@ -102,8 +150,12 @@ def send_input(home: Home, task_id: str, data: str) -> dict[str, Any]:
     finally:
         os.close(fd)
     if written < len(payload):
-        return receipt(written > 0, written, f"input channel of {task_id} is full: wrote {written} of "
-                       f"{len(payload)} bytes; send the rest later")
+        return receipt(
+            written > 0,
+            written,
+            f"input channel of {task_id} is full: wrote {written} of "
+            f"{len(payload)} bytes; send the rest later",
+        )
     return receipt(True, written, f"wrote {written} bytes to the {target} of task {task_id}")
 
 
@@ -111,13 +163,21 @@ def stop(home: Home, task_id: str, *, grace_s: float = 2.0) -> dict[str, Any]:
     """TERM the task's process group, KILL after `grace_s`; the supervisor records `cancelled`."""
     rec = get(home, task_id)
     if rec["status"] in store.TERMINAL:
-        return {"task": snapshot(rec), "stop_requested": False, "force_stop_requested": False,
-                "summary_text": f"task {task_id} already {rec['status']}"}
+        return {
+            "task": snapshot(rec),
+            "stop_requested": False,
+            "force_stop_requested": False,
+            "summary_text": f"task {task_id} already {rec['status']}",
+        }
     write_text(home.task_dir(task_id) / "stop_requested", "1\n")
     how = spawn.kill_group(int(rec["pid"]), grace=grace_s)
     rec = _await_terminal(home, task_id, 3.0)
-    return {"task": snapshot(rec), "stop_requested": True, "force_stop_requested": how == "killed",
-            "summary_text": f"task {task_id}: process group {how}; status {rec['status']}"}
+    return {
+        "task": snapshot(rec),
+        "stop_requested": True,
+        "force_stop_requested": how == "killed",
+        "summary_text": f"task {task_id}: process group {how}; status {rec['status']}",
+    }
 
 
 def _await_terminal(home: Home, task_id: str, seconds: float) -> dict[str, Any]:

@@ -21,7 +21,7 @@ def recover_tasks(agent: Agent) -> list[str]:
     recovered = []
     for task_id in store.active_ids(home):
         try:
-            pid = int(((home.tasks_active / task_id)).read_text().strip() or 0)
+            pid = int((home.tasks_active / task_id).read_text().strip() or 0)
         except (OSError, ValueError):
             pid = 0
         if alive(pid):
@@ -38,18 +38,31 @@ def _recover_one(agent: Agent, task_id: str, supervisor_pid: int) -> bool:
         store.clear_active(home, task_id)
         return False
     if record.get("status") in store.TERMINAL:  # supervisor died after the terminal write
-        results.finish(home, record, record["status"], exit_status=record.get("exit_status"),
-                       signal=record.get("signal"))
+        results.finish(
+            home,
+            record,
+            record["status"],
+            exit_status=record.get("exit_status"),
+            signal=record.get("signal"),
+        )
         return True
     tdir = home.task_dir(task_id)
     pid = int(record.get("pid") or 0)
     was_running = alive(pid)
     stopped = spawn.kill_group(pid, grace=1.0) if was_running else "not_running"
     exit_status = store.read_exit_status(tdir)
-    failure = {"kind": "supervisor_lost", "task_id": task_id,
-               "message": "the task's supervisor process ended unexpectedly; output after that point was lost",
-               "supervisor_pid": supervisor_pid, "command_pid": pid, "command_was_running": was_running,
-               "command_stop": stopped, "exit_status": exit_status}
+    failure = {
+        "kind": "supervisor_lost",
+        "task_id": task_id,
+        "message": "the task's supervisor process ended unexpectedly; output after that point was lost",
+        "supervisor_pid": supervisor_pid,
+        "command_pid": pid,
+        "command_was_running": was_running,
+        "command_stop": stopped,
+        "exit_status": exit_status,
+    }
     results.finish(home, record, "interrupted", exit_status=exit_status, failure=failure)
-    agent.event("task_recovered", task_id=task_id, status="interrupted", command_was_running=was_running)
+    agent.event(
+        "task_recovered", task_id=task_id, status="interrupted", command_was_running=was_running
+    )
     return True

@@ -70,10 +70,21 @@ class Running:
         return data.decode("utf-8", errors="replace")
 
 
-def start(cmd: str, *, workdir: Path, shell: str, login: bool, tty: bool, accepts_input: bool,
-          exit_file: Path, env_extra: dict[str, str]) -> Running:
+def start(
+    cmd: str,
+    *,
+    workdir: Path,
+    shell: str,
+    login: bool,
+    tty: bool,
+    accepts_input: bool,
+    exit_file: Path,
+    env_extra: dict[str, str],
+) -> Running:
     if not os.path.isdir(workdir):
-        raise SpawnError(f"workdir {workdir} does not exist or is not a directory", {"workdir": str(workdir)})
+        raise SpawnError(
+            f"workdir {workdir} does not exist or is not a directory", {"workdir": str(workdir)}
+        )
     shell_path = shell if os.sep in shell else _which(shell)
     if not shell_path or not os.access(shell_path, os.X_OK):
         raise SpawnError(f"shell {shell!r} was not found or is not executable", {"shell": shell})
@@ -83,11 +94,19 @@ def start(cmd: str, *, workdir: Path, shell: str, login: bool, tty: bool, accept
     try:
         if tty:
             return _start_tty(argv, workdir, env, exit_file)
-        proc = subprocess.Popen(argv, cwd=workdir, env=env, start_new_session=True,
-                                stdin=subprocess.PIPE if accepts_input else subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            argv,
+            cwd=workdir,
+            env=env,
+            start_new_session=True,
+            stdin=subprocess.PIPE if accepts_input else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
     except OSError as exc:
-        raise SpawnError(f"could not start the command: {exc.strerror or exc}", {"errno": exc.errno}) from None
+        raise SpawnError(
+            f"could not start the command: {exc.strerror or exc}", {"errno": exc.errno}
+        ) from None
     run = Running(proc, exit_file, False, time.monotonic())
     run.fds = {proc.stdout.fileno(): "stdout", proc.stderr.fileno(): "stderr"}
     run.stdin_fd = proc.stdin.fileno() if proc.stdin else None
@@ -100,8 +119,15 @@ def _start_tty(argv: list[str], workdir: Path, env: dict, exit_file: Path) -> Ru
     master, slave = pty.openpty()
     env["HOLON_TTY"] = os.ttyname(slave)
     try:
-        proc = subprocess.Popen(argv, cwd=workdir, env=env, start_new_session=True,
-                                stdin=slave, stdout=slave, stderr=slave)
+        proc = subprocess.Popen(
+            argv,
+            cwd=workdir,
+            env=env,
+            start_new_session=True,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+        )
     finally:
         os.close(slave)
     run = Running(proc, exit_file, True, time.monotonic())
@@ -218,9 +244,18 @@ def start_supervisor(home: Home, task_id: str, run: Running) -> int:
     pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(holon.__file__)))
     pythonpath = os.pathsep.join(p for p in (pkg_parent, os.environ.get("PYTHONPATH")) if p)
     env = {**os.environ, "PYTHONPATH": pythonpath}
-    with open(home.task_dir(task_id) / "supervisor.log", "ab") as log:  # the supervisor's own diagnostics
-        sup = subprocess.Popen([sys.executable, "-m", "holon.tasks.supervisor", str(home.root), task_id, spec],
-                               pass_fds=fds, start_new_session=True, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL, stderr=log, env=env, close_fds=True)
+    with open(
+        home.task_dir(task_id) / "supervisor.log", "ab"
+    ) as log:  # the supervisor's own diagnostics
+        sup = subprocess.Popen(
+            [sys.executable, "-m", "holon.tasks.supervisor", str(home.root), task_id, spec],
+            pass_fds=fds,
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            env=env,
+            close_fds=True,
+        )
     sup.wait()  # it forks the real supervisor and exits once the active marker names it (no zombie here)
     return read_marker(home, task_id)

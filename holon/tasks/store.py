@@ -18,7 +18,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-
 from holon import clock
 from holon.home.layout import Home
 from holon.store.atomic import read_json, write_json, write_text
@@ -43,15 +42,37 @@ def save(home: Home, record: dict[str, Any]) -> None:
     write_json(home.task_dir(record["id"]) / "task.json", record)
 
 
-def new_record(agent_id: str, task_id: str, command: dict[str, Any], *, parent_message_id: str | None,
-               wrapper_pid: int, supervisor_pid: int | None = None) -> dict[str, Any]:
+def new_record(
+    agent_id: str,
+    task_id: str,
+    command: dict[str, Any],
+    *,
+    parent_message_id: str | None,
+    wrapper_pid: int,
+    supervisor_pid: int | None = None,
+) -> dict[str, Any]:
     now = clock.now_iso()
-    return {"schema_version": 1, "id": task_id, "agent_id": agent_id, "kind": "command_task",
-            "status": "running", "summary": f"command: {preview(command['cmd'])}", "command": command,
-            "created_at": now, "started_at": now, "updated_at": now, "finished_at": None,
-            "exit_status": None, "signal": None, "pid": wrapper_pid, "supervisor_pid": supervisor_pid,
-            "failure_artifact": None, "parent_message_id": parent_message_id, "result_message_id": None,
-            "stop_requested": False}
+    return {
+        "schema_version": 1,
+        "id": task_id,
+        "agent_id": agent_id,
+        "kind": "command_task",
+        "status": "running",
+        "summary": f"command: {preview(command['cmd'])}",
+        "command": command,
+        "created_at": now,
+        "started_at": now,
+        "updated_at": now,
+        "finished_at": None,
+        "exit_status": None,
+        "signal": None,
+        "pid": wrapper_pid,
+        "supervisor_pid": supervisor_pid,
+        "failure_artifact": None,
+        "parent_message_id": parent_message_id,
+        "result_message_id": None,
+        "stop_requested": False,
+    }
 
 
 def preview(cmd: str, limit: int = 80) -> str:
@@ -60,7 +81,7 @@ def preview(cmd: str, limit: int = 80) -> str:
 
 
 def set_active(home: Home, task_id: str, pid: int) -> None:
-    path = (home.tasks_active / task_id)
+    path = home.tasks_active / task_id
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text(path, f"{pid}\n")
 
@@ -74,7 +95,7 @@ def read_marker(home: Home, task_id: str) -> int:
 
 def clear_active(home: Home, task_id: str) -> None:
     try:
-        os.unlink((home.tasks_active / task_id))
+        os.unlink(home.tasks_active / task_id)
     except FileNotFoundError:
         pass
 

@@ -46,7 +46,11 @@ def supervise(home: Home, task_id: str, outputs: dict[int, str], stdin_fd: int |
     for fd in outputs:
         os.set_blocking(fd, False)
         sel.register(fd, selectors.EVENT_READ, "out")
-    fifo_fd = _open_fifo(tdir, sel) if stdin_fd is not None and record["command"].get("accepts_input") else None
+    fifo_fd = (
+        _open_fifo(tdir, sel)
+        if stdin_fd is not None and record["command"].get("accepts_input")
+        else None
+    )
     out = os.open(tdir / "output.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     ended_at = None
     open_outputs = set(outputs)
@@ -98,7 +102,7 @@ def _forward(fifo_fd: int, stdin_fd: int | None) -> None:
     view = memoryview(data)
     while view and stdin_fd is not None:
         try:
-            view = view[os.write(stdin_fd, view):]
+            view = view[os.write(stdin_fd, view) :]
         except BlockingIOError:
             time.sleep(0.01)
         except OSError:
@@ -106,17 +110,30 @@ def _forward(fifo_fd: int, stdin_fd: int | None) -> None:
 
 
 def _finish(home: Home, tdir: Path, record: dict) -> None:
-    from holon.tasks import results  # admission and pydantic: loaded only when the task ends (fast start)
+    from holon.tasks import (
+        results,
+    )  # admission and pydantic: loaded only when the task ends (fast start)
 
     exit_status = store.read_exit_status(tdir)
     if (tdir / "stop_requested").exists():
         results.finish(home, record, "cancelled", exit_status=exit_status)
     elif exit_status is not None:
-        results.finish(home, record, "completed" if exit_status == 0 else "failed", exit_status=exit_status)
+        results.finish(
+            home, record, "completed" if exit_status == 0 else "failed", exit_status=exit_status
+        )
     else:
-        results.finish(home, record, "failed", failure={
-            "kind": "command_killed", "message": "the command's wrapper shell ended without recording an exit "
-            "status (killed by a signal)", "task_id": record["id"], "pid": record.get("pid")})
+        results.finish(
+            home,
+            record,
+            "failed",
+            failure={
+                "kind": "command_killed",
+                "message": "the command's wrapper shell ended without recording an exit "
+                "status (killed by a signal)",
+                "task_id": record["id"],
+                "pid": record.get("pid"),
+            },
+        )
 
 
 def main(argv: list[str]) -> int:

@@ -28,8 +28,10 @@ DESCRIPTION = (
 
 
 class ApplyPatchArgs(ToolArgs):
-    patch: str = Field(description="Unified diff text: `--- a/<path>`, `+++ b/<path>`, then "
-                       "`@@ -a,b +c,d @@` hunks; several file patches may follow one another.")
+    patch: str = Field(
+        description="Unified diff text: `--- a/<path>`, `+++ b/<path>`, then "
+        "`@@ -a,b +c,d @@` hunks; several file patches may follow one another."
+    )
 
 
 class ApplyPatch(Tool):
@@ -49,8 +51,13 @@ class ApplyPatch(Tool):
             changes = plan(ctx.execution_root, ctx.cwd, parse_patch(args.patch))
             commit(changes)
         except PatchError as exc:
-            raise ToolFailure(exc.kind, exc.message, details=exc.details, recovery_hint=exc.recovery_hint,
-                              retryable=exc.retryable) from None
+            raise ToolFailure(
+                exc.kind,
+                exc.message,
+                details=exc.details,
+                recovery_hint=exc.recovery_hint,
+                retryable=exc.retryable,
+            ) from None
         result = receipt.build_result(changes)
         return ToolOutput(receipt.summary(result), result)
 

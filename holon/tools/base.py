@@ -34,8 +34,15 @@ class ToolArgs(BaseModel):
 class ToolFailure(Exception):
     """A tool error with the spec's envelope fields."""
 
-    def __init__(self, kind: str, message: str, *, details: dict[str, Any] | None = None,
-                 recovery_hint: str | None = None, retryable: bool = False) -> None:
+    def __init__(
+        self,
+        kind: str,
+        message: str,
+        *,
+        details: dict[str, Any] | None = None,
+        recovery_hint: str | None = None,
+        retryable: bool = False,
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
@@ -44,8 +51,13 @@ class ToolFailure(Exception):
         self.retryable = retryable
 
     def to_error(self) -> dict[str, Any]:
-        return {"kind": self.kind, "message": self.message, "details": self.details,
-                "recovery_hint": self.recovery_hint, "retryable": self.retryable}
+        return {
+            "kind": self.kind,
+            "message": self.message,
+            "details": self.details,
+            "recovery_hint": self.recovery_hint,
+            "retryable": self.retryable,
+        }
 
 
 class SleepEffect(BaseModel):
@@ -72,7 +84,7 @@ class ToolEffects(BaseModel):
     sleep: SleepEffect | None = None
     completion: CompletionEffect | None = None
 
-    def merged(self, later: "ToolEffects") -> "ToolEffects":
+    def merged(self, later: ToolEffects) -> ToolEffects:
         """The effects of two calls in order: a later call's field replaces an earlier one's."""
         return self.model_copy(update={k: v for k, v in later if v is not None})
 
@@ -157,7 +169,11 @@ class Tool:
         result = envelope.get("result")
         if not result:
             return envelope.get("summary_text", "")
-        return envelope.get("summary_text", "") + "\n" + json.dumps(result, ensure_ascii=False, indent=1)
+        return (
+            envelope.get("summary_text", "")
+            + "\n"
+            + json.dumps(result, ensure_ascii=False, indent=1)
+        )
 
     def parse_freeform(self, raw: str) -> dict[str, Any]:
         """Turn a freeform (custom tool) payload into arguments."""

@@ -1,8 +1,6 @@
-"""The built-in tool catalog: model-facing name -> implementing class (imported lazily)."""
+"""The built-in tool catalog: model-facing name -> "module:Class" (a module is imported only when used)."""
 
-from holon.tools.registry import register_builtin
-
-for _name, _target in {
+BUILTINS: dict[str, str] = {
     "ApplyPatch": "holon.tools.apply_patch:ApplyPatch",
     "ExecCommand": "holon.tools.exec_command:ExecCommand",
     "ExecCommandBatch": "holon.tools.exec_batch:ExecCommandBatch",
@@ -20,5 +18,4 @@ for _name, _target in {
     "Sleep": "holon.tools.lifecycle:Sleep",
     "Enqueue": "holon.tools.lifecycle:Enqueue",
     "NotifyOperator": "holon.tools.lifecycle:NotifyOperator",
-}.items():
-    register_builtin(_name, _target)
+}

@@ -14,8 +14,13 @@ SchemaMode = Literal["relaxed", "strict"]
 def definition(tool: Tool, mode: SchemaMode = "relaxed") -> ToolDefinition:
     source = schema.source_schema(tool.Args)
     emitted = schema.strict(source) if mode == "strict" else schema.relaxed(source)
-    return ToolDefinition(name=tool.name, description=tool.description, input_schema=emitted,
-                          strict=mode == "strict", freeform_grammar=tool.freeform_grammar)
+    return ToolDefinition(
+        name=tool.name,
+        description=tool.description,
+        input_schema=emitted,
+        strict=mode == "strict",
+        freeform_grammar=tool.freeform_grammar,
+    )
 
 
 def definitions(tools: list[Tool], mode: SchemaMode = "relaxed") -> list[ToolDefinition]:

@@ -10,13 +10,23 @@ ERROR_DETAILS_BUDGET = 2000
 
 
 def success(tool_name: str, summary_text: str, result: dict[str, Any]) -> dict[str, Any]:
-    return {"tool_name": tool_name, "status": "success", "summary_text": summary_text,
-            "result": result, "error": None}
+    return {
+        "tool_name": tool_name,
+        "status": "success",
+        "summary_text": summary_text,
+        "result": result,
+        "error": None,
+    }
 
 
 def failure(tool_name: str, error: dict[str, Any]) -> dict[str, Any]:
-    return {"tool_name": tool_name, "status": "error", "summary_text": error["message"],
-            "result": None, "error": error}
+    return {
+        "tool_name": tool_name,
+        "status": "error",
+        "summary_text": error["message"],
+        "result": None,
+        "error": error,
+    }
 
 
 def bound_details(details: Any) -> Any:
@@ -27,15 +37,23 @@ def bound_details(details: Any) -> Any:
     if len(text) <= ERROR_DETAILS_BUDGET:
         return details
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-    return {"preview": text[: ERROR_DETAILS_BUDGET - 200], "truncated": True, "sha256_16": digest,
-            "bytes": len(text.encode("utf-8"))}
+    return {
+        "preview": text[: ERROR_DETAILS_BUDGET - 200],
+        "truncated": True,
+        "sha256_16": digest,
+        "bytes": len(text.encode("utf-8")),
+    }
 
 
 def render_error(envelope: dict[str, Any]) -> str:
     """The spec's bounded JSON error receipt."""
     err = envelope["error"] or {}
-    receipt: dict[str, Any] = {"ok": False, "tool_name": envelope.get("tool_name"),
-                               "kind": err.get("kind"), "message": err.get("message")}
+    receipt: dict[str, Any] = {
+        "ok": False,
+        "tool_name": envelope.get("tool_name"),
+        "kind": err.get("kind"),
+        "message": err.get("message"),
+    }
     if err.get("recovery_hint"):
         receipt["hint"] = err["recovery_hint"]
     details = err.get("details")

@@ -24,20 +24,39 @@ GUIDANCE = (
 
 class ExecCommandArgs(ToolArgs):
     cmd: str = Field(description="Shell command line to run.", min_length=1)
-    workdir: str | None = Field(None, description="Working directory, absolute or relative to the current "
-                                "directory; must be inside the execution root.")
-    shell: str | None = Field(None, description="Shell to run the command with (default /bin/bash).")
+    workdir: str | None = Field(
+        None,
+        description="Working directory, absolute or relative to the current "
+        "directory; must be inside the execution root.",
+    )
+    shell: str | None = Field(
+        None, description="Shell to run the command with (default /bin/bash)."
+    )
     login: bool = Field(True, description="Run the shell as a login shell (-l).")
-    tty: bool = Field(False, description="Run under a pseudo-terminal; output is one combined transcript.")
-    accepts_input: bool | None = Field(None, description="Keep stdin open so TaskInput can write to it later "
-                                       "(default: same as tty).")
-    yield_time_ms: int = Field(10000, ge=0, le=600000, description="How long to wait for the command before "
-                               "it continues as a background task.")
-    max_output_tokens: int | None = Field(None, ge=1, le=64000, description="Model-visible output budget in "
-                                          "estimated tokens (default 8000).")
+    tty: bool = Field(
+        False, description="Run under a pseudo-terminal; output is one combined transcript."
+    )
+    accepts_input: bool | None = Field(
+        None,
+        description="Keep stdin open so TaskInput can write to it later (default: same as tty).",
+    )
+    yield_time_ms: int = Field(
+        10000,
+        ge=0,
+        le=600000,
+        description="How long to wait for the command before it continues as a background task.",
+    )
+    max_output_tokens: int | None = Field(
+        None,
+        ge=1,
+        le=64000,
+        description="Model-visible output budget in estimated tokens (default 8000).",
+    )
     duplicate_policy: Literal["reuse_running", "start_new"] = Field(
-        "reuse_running", description="reuse_running returns the running task for an identical command; "
-        "start_new always starts another.")
+        "reuse_running",
+        description="reuse_running returns the running task for an identical command; "
+        "start_new always starts another.",
+    )
 
 
 def resolve_workdir(ctx: ToolContext, workdir: str | None) -> Path:
@@ -47,9 +66,12 @@ def resolve_workdir(ctx: ToolContext, workdir: str | None) -> Path:
     root = Path(os.path.realpath(ctx.execution_root))
     real = Path(os.path.realpath(path))
     if real != root and root not in real.parents:
-        raise ToolFailure("execution_root_violation", f"workdir {workdir} is outside the execution root {root}",
-                          details={"field": "workdir", "workdir": str(path), "execution_root": str(root)},
-                          recovery_hint=f"use a workdir inside {root} (relative paths resolve from {base})")
+        raise ToolFailure(
+            "execution_root_violation",
+            f"workdir {workdir} is outside the execution root {root}",
+            details={"field": "workdir", "workdir": str(path), "execution_root": str(root)},
+            recovery_hint=f"use a workdir inside {root} (relative paths resolve from {base})",
+        )
     return path
 
 
@@ -65,10 +87,17 @@ def completed_result(ctx: ToolContext, fin: Any, budget: int) -> dict[str, Any]:
     out_prev, out_cut = head_tail(pretty_if_json(fin.stdout), out_budget)
     err_prev, err_cut = head_tail(fin.stderr, err_budget)
     artifacts: list[dict[str, Any]] = []
-    result: dict[str, Any] = {"disposition": "completed", "exit_status": fin.exit_status,
-                              "stdout_preview": out_prev, "stderr_preview": err_prev,
-                              "truncated": out_cut or err_cut, "artifacts": artifacts,
-                              "stdout_artifact": None, "stderr_artifact": None, "duration_ms": fin.duration_ms}
+    result: dict[str, Any] = {
+        "disposition": "completed",
+        "exit_status": fin.exit_status,
+        "stdout_preview": out_prev,
+        "stderr_preview": err_prev,
+        "truncated": out_cut or err_cut,
+        "artifacts": artifacts,
+        "stdout_artifact": None,
+        "stderr_artifact": None,
+        "duration_ms": fin.duration_ms,
+    }
     if fin.signal is not None:
         result["signal"] = fin.signal
     for cut, name, text in ((out_cut, "stdout", fin.stdout), (err_cut, "stderr", fin.stderr)):
@@ -87,50 +116,81 @@ class ExecCommand(Tool):
     name = "ExecCommand"
     family = "command"
     mutates = True
-    description = ("Run a shell command in the execution root and return its exit status and bounded "
-                   "stdout/stderr previews (full output in artifacts when truncated). A command still running "
-                   "after yield_time_ms continues as a background task and its task_result message arrives "
-                   "when it ends: end the turn instead of polling.")
+    description = (
+        "Run a shell command in the execution root and return its exit status and bounded "
+        "stdout/stderr previews (full output in artifacts when truncated). A command still running "
+        "after yield_time_ms continues as a background task and its task_result message arrives "
+        "when it ends: end the turn instead of polling."
+    )
     guidance: ClassVar[str] = GUIDANCE
     Args = ExecCommandArgs
 
     def validate(self, ctx: ToolContext, args: ExecCommandArgs) -> None:
         resolve_workdir(ctx, args.workdir)
         if args.accepts_input is False and args.tty:
-            raise ToolFailure("invalid_tool_input", "a tty command always accepts input through its terminal",
-                              details={"field": "accepts_input"},
-                              recovery_hint="omit accepts_input, or set tty to false")
+            raise ToolFailure(
+                "invalid_tool_input",
+                "a tty command always accepts input through its terminal",
+                details={"field": "accepts_input"},
+                recovery_hint="omit accepts_input, or set tty to false",
+            )
 
     def spec(self, ctx: ToolContext, args: ExecCommandArgs) -> Any:
         accepts = args.tty if args.accepts_input is None else args.accepts_input
-        return command.CommandSpec(args.cmd, resolve_workdir(ctx, args.workdir), args.shell or command.default_shell(),
-                           args.login, args.tty, accepts, args.yield_time_ms)
+        return command.CommandSpec(
+            args.cmd,
+            resolve_workdir(ctx, args.workdir),
+            args.shell or command.default_shell(),
+            args.login,
+            args.tty,
+            accepts,
+            args.yield_time_ms,
+        )
 
     def run(self, ctx: ToolContext, args: ExecCommandArgs) -> ToolOutput:
         spec = self.spec(ctx, args)
         if args.duplicate_policy == "reuse_running":
             existing = store.find_running(ctx.home, spec.digest)
             if existing is not None:
-                return ToolOutput(f"already running as task {existing['id']}",
-                                  {"disposition": "already_running", "task_handle": task_handle(existing),
-                                   "command": existing["command"]})
+                return ToolOutput(
+                    f"already running as task {existing['id']}",
+                    {
+                        "disposition": "already_running",
+                        "task_handle": task_handle(existing),
+                        "command": existing["command"],
+                    },
+                )
         try:
             outcome = command.run(ctx.home, spec, parent_message_id=ctx.message_id)
         except spawn.SpawnError as exc:
-            raise ToolFailure("spawn_failed", str(exc), details={"cmd": args.cmd, **exc.details},
-                              recovery_hint="check the shell and workdir, then run the command again") from None
+            raise ToolFailure(
+                "spawn_failed",
+                str(exc),
+                details={"cmd": args.cmd, **exc.details},
+                recovery_hint="check the shell and workdir, then run the command again",
+            ) from None
         budget = ctx.policy.budget_chars(args.max_output_tokens)
         if isinstance(outcome, command.Finished):
             result = completed_result(ctx, outcome, budget)
-            status = f"exit {outcome.exit_status}" if outcome.exit_status is not None else \
-                f"killed by signal {outcome.signal}"
+            status = (
+                f"exit {outcome.exit_status}"
+                if outcome.exit_status is not None
+                else f"killed by signal {outcome.signal}"
+            )
             return ToolOutput(f"command completed: {status}", result)
         preview, cut = head_tail(outcome.initial_output, budget)
-        result = {"disposition": "promoted_to_task", "task_handle": task_handle(outcome.task),
-                  "command": outcome.task["command"], "initial_output_preview": preview,
-                  "initial_output_truncated": cut, "duration_ms": outcome.duration_ms}
-        return ToolOutput(f"still running after {args.yield_time_ms} ms; continues as task {outcome.task['id']}",
-                          result)
+        result = {
+            "disposition": "promoted_to_task",
+            "task_handle": task_handle(outcome.task),
+            "command": outcome.task["command"],
+            "initial_output_preview": preview,
+            "initial_output_truncated": cut,
+            "duration_ms": outcome.duration_ms,
+        }
+        return ToolOutput(
+            f"still running after {args.yield_time_ms} ms; continues as task {outcome.task['id']}",
+            result,
+        )
 
     def render(self, env: dict[str, Any], policy: RenderPolicy) -> str:
         return render_command(env["summary_text"], env["result"])
@@ -148,14 +208,20 @@ def render_command(summary: str, r: dict[str, Any]) -> str:
         if not r["stdout_preview"] and not r["stderr_preview"]:
             lines.append("(no output)")
         for i, art in enumerate(r["artifacts"]):
-            lines.append(f"[artifacts[{i}]] full {art['kind']} ({art['bytes']} bytes): {art['path']}")
+            lines.append(
+                f"[artifacts[{i}]] full {art['kind']} ({art['bytes']} bytes): {art['path']}"
+            )
         return "\n".join(lines)
     handle = r["task_handle"]
     if disp == "already_running":
-        return (f"{summary}: `{r['command']['cmd']}` (task_id {handle['task_id']}). Its task_result will arrive "
-                "when it ends; use TaskStatus/TaskOutput with this task_id, or duplicate_policy=start_new.")
-    lines = [f"{summary} (task_id {handle['task_id']}).",
-             "End your turn; a task_result message wakes you when it finishes. Do not poll."]
+        return (
+            f"{summary}: `{r['command']['cmd']}` (task_id {handle['task_id']}). Its task_result will arrive "
+            "when it ends; use TaskStatus/TaskOutput with this task_id, or duplicate_policy=start_new."
+        )
+    lines = [
+        f"{summary} (task_id {handle['task_id']}).",
+        "End your turn; a task_result message wakes you when it finishes. Do not poll.",
+    ]
     if r["initial_output_preview"]:
         lines += ["--- output so far ---", r["initial_output_preview"].rstrip("\n")]
     return "\n".join(lines)

@@ -14,49 +14,76 @@ from holon.tools.base import SleepEffect, Tool, ToolArgs, ToolContext, ToolEffec
 class Sleep(Tool):
     name = "Sleep"
     family = "lifecycle"
-    description = ("End your turn and rest until something wakes you: an operator prompt, a message, a timer or a "
-                   "task_result. After starting a long task, end the turn with Sleep and let the task_result "
-                   "wake you instead of polling. Omit duration_ms to rest until woken; a positive duration_ms "
-                   "also wakes you with a timer after that many milliseconds.")
-    guidance: ClassVar[str] = ("Sleep: after starting a long task, end the turn (call Sleep) and let the "
-                               "task_result wake you; do not poll. Omit duration_ms unless you need a timed "
-                               "wake-up.")
+    description = (
+        "End your turn and rest until something wakes you: an operator prompt, a message, a timer or a "
+        "task_result. After starting a long task, end the turn with Sleep and let the task_result "
+        "wake you instead of polling. Omit duration_ms to rest until woken; a positive duration_ms "
+        "also wakes you with a timer after that many milliseconds."
+    )
+    guidance: ClassVar[str] = (
+        "Sleep: after starting a long task, end the turn (call Sleep) and let the "
+        "task_result wake you; do not poll. Omit duration_ms unless you need a timed "
+        "wake-up."
+    )
 
     class Args(ToolArgs):
-        duration_ms: int | None = Field(None, ge=0, description="Optional timed wake-up in ms; omit to rest "
-                                        "until another wake signal.")
+        duration_ms: int | None = Field(
+            None,
+            ge=0,
+            description="Optional timed wake-up in ms; omit to rest until another wake signal.",
+        )
         reason: str | None = Field(None, description="Why you sleep and what should wake you.")
 
     def run(self, ctx: ToolContext, args: Args) -> ToolOutput:
         until = clock.iso(clock.now_ts() + args.duration_ms / 1000) if args.duration_ms else None
-        ctx.agent.event("sleep_requested", until=until, reason=args.reason, slept_at=clock.now_iso())
+        ctx.agent.event(
+            "sleep_requested", until=until, reason=args.reason, slept_at=clock.now_iso()
+        )
         effect = SleepEffect(until=until, reason=args.reason, duration_ms=args.duration_ms or None)
-        text = f"sleeping until {until} (or an earlier wake signal)" if until else "sleeping until woken"
-        return ToolOutput(text + "; end your turn now", {"sleeping_until": until}, ToolEffects(sleep=effect))
+        text = (
+            f"sleeping until {until} (or an earlier wake signal)"
+            if until
+            else "sleeping until woken"
+        )
+        return ToolOutput(
+            text + "; end your turn now", {"sleeping_until": until}, ToolEffects(sleep=effect)
+        )
 
 
 class Enqueue(Tool):
     name = "Enqueue"
     family = "lifecycle"
-    description = ("Queue a follow-up message to yourself (kind internal_followup, runtime authority, never "
-                   "operator authority). It runs as a later turn, ordered by priority.")
+    description = (
+        "Queue a follow-up message to yourself (kind internal_followup, runtime authority, never "
+        "operator authority). It runs as a later turn, ordered by priority."
+    )
 
     class Args(ToolArgs):
         text: str = Field(min_length=1)
         priority: Literal["next", "normal", "background"] = "normal"
 
     def run(self, ctx: ToolContext, args: Args) -> ToolOutput:
-        env = admission.admit(ctx.home, "followup", "internal_followup", admission.text_body(args.text),
-                              priority=args.priority, causation_id=ctx.message_id)
-        return ToolOutput(f"queued follow-up {env['id']} ({args.priority})",
-                          {"message_id": env["id"], "priority": args.priority})
+        env = admission.admit(
+            ctx.home,
+            "followup",
+            "internal_followup",
+            admission.text_body(args.text),
+            priority=args.priority,
+            causation_id=ctx.message_id,
+        )
+        return ToolOutput(
+            f"queued follow-up {env['id']} ({args.priority})",
+            {"message_id": env["id"], "priority": args.priority},
+        )
 
 
 class NotifyOperator(Tool):
     name = "NotifyOperator"
     family = "lifecycle"
-    description = ("Send your operator a brief now, without ending the turn. visibility: action_required (you "
-                   "need their input), work_done (a deliverable is finished) or turn_result (an update).")
+    description = (
+        "Send your operator a brief now, without ending the turn. visibility: action_required (you "
+        "need their input), work_done (a deliverable is finished) or turn_result (an update)."
+    )
 
     class Args(ToolArgs):
         text: str = Field(min_length=1)
@@ -64,6 +91,12 @@ class NotifyOperator(Tool):
 
     def run(self, ctx: ToolContext, args: Args) -> ToolOutput:
         agent = ctx.agent
-        brief = agent.brief("ack", args.text, related_message_id=ctx.message_id, visibility=args.visibility,
-                            work_item_id=agent.state().current_work_item_id, turn_id=ctx.turn_id)
+        brief = agent.brief(
+            "ack",
+            args.text,
+            related_message_id=ctx.message_id,
+            visibility=args.visibility,
+            work_item_id=agent.state().current_work_item_id,
+            turn_id=ctx.turn_id,
+        )
         return ToolOutput(f"operator notified ({args.visibility})", {"brief_id": brief["id"]})

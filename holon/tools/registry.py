@@ -1,4 +1,4 @@
-"""The built-in tool catalog (lazily imported) and the one way to call a tool.
+"""The tools a turn can call (the built-in catalog plus plugins) and the one way to call a tool.
 
 call() is parse -> semantic validation -> run -> project -> render; every
 failure, including unknown tools and invalid arguments, comes back as the
@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 from typing import Any
 
 from holon.tools import envelope
 from holon.tools.base import CallOutcome, Tool, ToolContext, ToolFailure
+from holon.tools.catalog import BUILTINS
 
-# model-facing name -> "module:Class"; a module is imported only when its tool is used
-BUILTINS: dict[str, str] = {}
-_EXTRA: dict[str, Tool] = {}  # tools registered at run time (tests register side-effect tools)
-
-
-def register_builtin(name: str, target: str) -> None:
-    BUILTINS[name] = target
+_EXTRA: dict[str, Tool] = {}  # tools registered at run time (plugins, tests' side-effect tools)
+_plugins_loaded = False
 
 
 def register(tool: Tool) -> None:
@@ -28,12 +25,12 @@ def register(tool: Tool) -> None:
 
 
 def names() -> list[str]:
-    _load_catalog()
+    _load_plugins()
     return sorted(set(BUILTINS) | set(_EXTRA))
 
 
 def get(name: str) -> Tool | None:
-    _load_catalog()
+    _load_plugins()
     if name in _EXTRA:
         return _EXTRA[name]
     target = BUILTINS.get(name)
@@ -47,29 +44,31 @@ def all_tools() -> list[Tool]:
     return [t for t in (get(n) for n in names()) if t is not None]
 
 
-def _load_catalog() -> None:
-    if not BUILTINS:
-        from holon.tools import catalog  # noqa: F401  (fills BUILTINS)
-
-        _load_plugins()
-
-
 def _load_plugins() -> None:
     """Extra tools named in HOLON_TOOL_PLUGINS ("module:Class,..."): site-specific tools, test probes."""
-    import os
-
-    for target in filter(None, (t.strip() for t in os.environ.get("HOLON_TOOL_PLUGINS", "").split(","))):
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for target in filter(
+        None, (t.strip() for t in os.environ.get("HOLON_TOOL_PLUGINS", "").split(","))
+    ):
         module, _, cls = target.partition(":")
         try:
             register(getattr(importlib.import_module(module), cls)())
         except (ImportError, AttributeError) as exc:
-            raise ToolFailure("tool_plugin_unavailable", f"cannot load tool plugin {target!r}: {exc}") from None
+            raise ToolFailure(
+                "tool_plugin_unavailable", f"cannot load tool plugin {target!r}: {exc}"
+            ) from None
 
 
 def invalid_input(name: str, message: str, details: dict[str, Any]) -> ToolFailure:
-    return ToolFailure("invalid_tool_input", f"input for {name} does not match the tool schema",
-                       details={"tool_name": name, **details, "parse_error": message},
-                       recovery_hint=f"provide input for {name} that matches the published tool schema")
+    return ToolFailure(
+        "invalid_tool_input",
+        f"input for {name} does not match the tool schema",
+        details={"tool_name": name, **details, "parse_error": message},
+        recovery_hint=f"provide input for {name} that matches the published tool schema",
+    )
 
 
 def parse_args(tool: Tool, arguments: dict[str, Any] | None, raw: str | None) -> Any:
@@ -92,7 +91,9 @@ def parse_args(tool: Tool, arguments: dict[str, Any] | None, raw: str | None) ->
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(p) for p in first.get("loc", ()))
-        msg = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '$'}: {e['msg']}" for e in exc.errors()[:5])
+        msg = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '$'}: {e['msg']}" for e in exc.errors()[:5]
+        )
         raise invalid_input(tool.name, msg, {"field": field} if field else {}) from None
 
 
@@ -102,14 +103,21 @@ def failed(name: str, error: dict[str, Any]) -> CallOutcome:
     return CallOutcome(env, envelope.render_error(env))
 
 
-def call(ctx: ToolContext, name: str, arguments: dict[str, Any] | None = None,
-         raw: str | None = None) -> CallOutcome:
+def call(
+    ctx: ToolContext, name: str, arguments: dict[str, Any] | None = None, raw: str | None = None
+) -> CallOutcome:
     """Run one tool call: canonical envelope, model-visible receipt, and effects for the runtime."""
     tool = get(name)
     if tool is None:
-        return failed(name, ToolFailure("unknown_tool", f"no tool named {name!r}",
-                                        details={"tool_name": name, "available": names()},
-                                        recovery_hint="call one of the tools listed in the tool catalog").to_error())
+        return failed(
+            name,
+            ToolFailure(
+                "unknown_tool",
+                f"no tool named {name!r}",
+                details={"tool_name": name, "available": names()},
+                recovery_hint="call one of the tools listed in the tool catalog",
+            ).to_error(),
+        )
     try:
         args = parse_args(tool, arguments, raw)
         tool.validate(ctx, args)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+
 def source_schema(model: type) -> dict[str, Any]:
     raw = model.model_json_schema()
     defs = raw.pop("$defs", {})

@@ -13,19 +13,30 @@ from holon.tools.base import RenderPolicy, Tool, ToolArgs, ToolContext, ToolFail
 
 
 class TaskIdArgs(ToolArgs):
-    task_id: str = Field(description="The task_id from ExecCommand's task_handle or TaskList.", min_length=1)
+    task_id: str = Field(
+        description="The task_id from ExecCommand's task_handle or TaskList.", min_length=1
+    )
 
 
 class TaskOutputArgs(TaskIdArgs):
     block: bool = Field(True, description="Wait until the task ends or timeout_ms passes.")
-    timeout_ms: int | None = Field(None, ge=0, le=600000, description="How long to wait when block is true "
-                                   "(default 30000). Not allowed with block=false.")
-    max_output_tokens: int | None = Field(None, ge=1, le=64000, description="Preview budget in estimated tokens.")
+    timeout_ms: int | None = Field(
+        None,
+        ge=0,
+        le=600000,
+        description="How long to wait when block is true "
+        "(default 30000). Not allowed with block=false.",
+    )
+    max_output_tokens: int | None = Field(
+        None, ge=1, le=64000, description="Preview budget in estimated tokens."
+    )
 
 
 class TaskInputArgs(TaskIdArgs):
-    input: str = Field(description="Text to write to the task's stdin or terminal; include a trailing newline "
-                       "to submit a line.")
+    input: str = Field(
+        description="Text to write to the task's stdin or terminal; include a trailing newline "
+        "to submit a line."
+    )
 
 
 class TaskListArgs(ToolArgs):
@@ -39,9 +50,12 @@ class _TaskTool(Tool):
         try:
             return fn(*a, **kw)
         except ops.TaskNotFound:
-            raise ToolFailure("task_not_found", f"no task {a[1]!r} for this agent",
-                              details={"field": "task_id", "task_id": a[1]},
-                              recovery_hint="use TaskList to see this agent's task ids") from None
+            raise ToolFailure(
+                "task_not_found",
+                f"no task {a[1]!r} for this agent",
+                details={"field": "task_id", "task_id": a[1]},
+                recovery_hint="use TaskList to see this agent's task ids",
+            ) from None
 
     def render(self, env: dict[str, Any], policy: RenderPolicy) -> str:
         return env["summary_text"] + "\n" + json.dumps(env["result"], ensure_ascii=False, indent=1)
@@ -49,7 +63,9 @@ class _TaskTool(Tool):
 
 class TaskStatus(_TaskTool):
     name = "TaskStatus"
-    description = "Lifecycle state of a background task (status, command identity, exit status); no output."
+    description = (
+        "Lifecycle state of a background task (status, command identity, exit status); no output."
+    )
     Args = TaskIdArgs
 
     def run(self, ctx: ToolContext, args: TaskIdArgs) -> ToolOutput:
@@ -59,25 +75,40 @@ class TaskStatus(_TaskTool):
 
 class TaskOutput(_TaskTool):
     name = "TaskOutput"
-    description = ("Output of a background task: a bounded head-and-tail preview plus the path of the full "
-                   "output. Blocks until the task ends (timeout_ms, default 30000) unless block=false.")
+    description = (
+        "Output of a background task: a bounded head-and-tail preview plus the path of the full "
+        "output. Blocks until the task ends (timeout_ms, default 30000) unless block=false."
+    )
     guidance: ClassVar[str] = (
         "TaskOutput is for reading a task's output after its task_result arrived, or once when you truly "
         "need it now. To wait for a task, end the turn (Sleep): the task_result message wakes you. "
-        "Never loop on TaskOutput or TaskStatus.")
+        "Never loop on TaskOutput or TaskStatus."
+    )
     Args = TaskOutputArgs
 
     def validate(self, ctx: ToolContext, args: TaskOutputArgs) -> None:
         if not args.block and args.timeout_ms is not None:
-            raise ToolFailure("invalid_tool_input", "timeout_ms only applies when block is true",
-                              details={"field": "timeout_ms"}, recovery_hint="drop timeout_ms or set block=true")
+            raise ToolFailure(
+                "invalid_tool_input",
+                "timeout_ms only applies when block is true",
+                details={"field": "timeout_ms"},
+                recovery_hint="drop timeout_ms or set block=true",
+            )
 
     def run(self, ctx: ToolContext, args: TaskOutputArgs) -> ToolOutput:
         timeout = 30000 if args.timeout_ms is None else args.timeout_ms
-        res = self.rec_or_fail(ops.output, ctx.home, args.task_id, block=args.block, timeout_ms=timeout,
-                               budget_chars=ctx.policy.budget_chars(args.max_output_tokens))
+        res = self.rec_or_fail(
+            ops.output,
+            ctx.home,
+            args.task_id,
+            block=args.block,
+            timeout_ms=timeout,
+            budget_chars=ctx.policy.budget_chars(args.max_output_tokens),
+        )
         t = res["task"]
-        return ToolOutput(f"task {t['task_id']} is {t['status']} (retrieval {res['retrieval_status']})", res)
+        return ToolOutput(
+            f"task {t['task_id']} is {t['status']} (retrieval {res['retrieval_status']})", res
+        )
 
     def render(self, env: dict[str, Any], policy: RenderPolicy) -> str:
         r = env["result"]
@@ -87,8 +118,10 @@ class TaskOutput(_TaskTool):
             lines.append(f"exit status: {t['exit_status']}")
         lines += ["--- output ---", t["output_preview"].rstrip("\n") or "(no output)"]
         if t["artifacts"]:
-            lines.append(f"[artifacts[0]] full output ({t['artifacts'][0]['bytes']} bytes): "
-                         f"{t['artifacts'][0]['path']}")
+            lines.append(
+                f"[artifacts[0]] full output ({t['artifacts'][0]['bytes']} bytes): "
+                f"{t['artifacts'][0]['path']}"
+            )
         if t["failure_artifact"]:
             lines.append(f"failure artifact: {t['failure_artifact']['path']}")
         return "\n".join(lines)
@@ -96,7 +129,9 @@ class TaskOutput(_TaskTool):
 
 class TaskInput(_TaskTool):
     name = "TaskInput"
-    description = "Write text to the stdin (accepts_input) or terminal (tty) of a running background task."
+    description = (
+        "Write text to the stdin (accepts_input) or terminal (tty) of a running background task."
+    )
     Args = TaskInputArgs
 
     def run(self, ctx: ToolContext, args: TaskInputArgs) -> ToolOutput:
@@ -105,13 +140,17 @@ class TaskInput(_TaskTool):
 
     def render(self, env: dict[str, Any], policy: RenderPolicy) -> str:
         r = env["result"]
-        return (f"{r['summary_text']}\naccepted_input: {str(r['accepted_input']).lower()}; "
-                f"input_target: {r['input_target']}; bytes_written: {r['bytes_written']}")
+        return (
+            f"{r['summary_text']}\naccepted_input: {str(r['accepted_input']).lower()}; "
+            f"input_target: {r['input_target']}; bytes_written: {r['bytes_written']}"
+        )
 
 
 class TaskStop(_TaskTool):
     name = "TaskStop"
-    description = "Stop a background task: TERM to its whole process group, then KILL after a grace period."
+    description = (
+        "Stop a background task: TERM to its whole process group, then KILL after a grace period."
+    )
     mutates = True
     Args = TaskIdArgs
 

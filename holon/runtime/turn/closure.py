@@ -21,8 +21,11 @@ from holon.runtime.turn.state import TurnState
 from holon.tools.base import ToolEffects
 
 # trigger kind of a message -> the waiting reason it answers
-_ANSWERS = {"operator_input": "awaiting_operator_input", "task_result": "awaiting_task_result",
-            "timer_fire": "awaiting_timer"}
+_ANSWERS = {
+    "operator_input": "awaiting_operator_input",
+    "task_result": "awaiting_task_result",
+    "timer_fire": "awaiting_timer",
+}
 
 
 @dataclass
@@ -60,7 +63,9 @@ def turn_outcome(agent: Agent, ts: TurnState) -> TurnOutcome:
     _commit_bound(agent, workitems.get(agent.home, bound or ""), out.effects, state)
     out.waiting_reason, out.work_signal = _signals(agent, out.effects)
     completion = out.effects.completion
-    out.work_item_id = completion.work_item_id if completion else (bound or state.current_work_item_id)
+    out.work_item_id = (
+        completion.work_item_id if completion else (bound or state.current_work_item_id)
+    )
     return out
 
 
@@ -75,14 +80,27 @@ def _signals(agent: Agent, effects: ToolEffects) -> tuple[str | None, dict[str, 
         if sched == "waiting_operator":
             return "awaiting_operator_input", None
         if sched == "blocked":
-            return ("awaiting_task_result" if state.active_task_ids else "awaiting_external_change"), None
+            return (
+                "awaiting_task_result" if state.active_task_ids else "awaiting_external_change"
+            ), None
         if not sleeping:
-            return None, {"work_item_id": current["id"], "status": "active", "reactivation_mode": "continue_active"}
+            return None, {
+                "work_item_id": current["id"],
+                "status": "active",
+                "reactivation_mode": "continue_active",
+            }
     elif not sleeping:
-        queued = [r for r in items.values() if workitems.readiness(r, state.current_work_item_id)
-                  == "queued_runnable"]
+        queued = [
+            r
+            for r in items.values()
+            if workitems.readiness(r, state.current_work_item_id) == "queued_runnable"
+        ]
         if queued:
-            return None, {"work_item_id": queued[0]["id"], "status": "queued", "reactivation_mode": "activate_queued"}
+            return None, {
+                "work_item_id": queued[0]["id"],
+                "status": "queued",
+                "reactivation_mode": "activate_queued",
+            }
     if effects.sleep is not None and effects.sleep.until:
         return "awaiting_timer", None
     if state.active_task_ids:
@@ -90,21 +108,31 @@ def _signals(agent: Agent, effects: ToolEffects) -> tuple[str | None, dict[str, 
     return None, None
 
 
-def _commit_bound(agent: Agent, bound: dict[str, Any] | None, effects: ToolEffects, state: AgentState) -> None:
+def _commit_bound(
+    agent: Agent, bound: dict[str, Any] | None, effects: ToolEffects, state: AgentState
+) -> None:
     """Runtime facts show a blocking wait (the turn slept on active tasks): record it on the bound item."""
     if not bound or bound.get("state") != "open" or bound.get("blocked_by"):
         return
     if effects.sleep is not None and state.active_task_ids:
         rec = dict(bound)
-        workitems.set_blocker(rec, f"waiting for task result: {', '.join(state.active_task_ids)}", None)
+        workitems.set_blocker(
+            rec, f"waiting for task result: {', '.join(state.active_task_ids)}", None
+        )
         workitems.append(agent, rec)
-        agent.event("work_item_blocker_committed", work_item_id=rec["id"], blocked_by=rec["blocked_by"])
+        agent.event(
+            "work_item_blocker_committed", work_item_id=rec["id"], blocked_by=rec["blocked_by"]
+        )
 
 
 def apply_closure(state: AgentState, ts: TurnState, outcome: str, turn: TurnOutcome | None) -> None:
     """Derive and persist the ClosureDecision and the runtime posture for the settled turn."""
-    closure: dict[str, Any] = {"turn_id": ts.turn_id, "message_id": ts.message.id,
-                               "terminal_observed": True, "decided_at": clock.now_iso()}
+    closure: dict[str, Any] = {
+        "turn_id": ts.turn_id,
+        "message_id": ts.message.id,
+        "terminal_observed": True,
+        "decided_at": clock.now_iso(),
+    }
     turn = turn or TurnOutcome()
     if outcome == "failed":
         closure["outcome"] = "failed"
@@ -138,24 +166,42 @@ def resolve_continuation(prior: dict[str, Any] | None, message: MessageEnvelope)
     trigger = message.trigger_kind
     origin = message.origin.kind
     body = message.body
-    liveness = body.type == "json" and isinstance(body.value, dict) and body.value.get("liveness_only") is True
+    liveness = (
+        body.type == "json"
+        and isinstance(body.value, dict)
+        and body.value.get("liveness_only") is True
+    )
     answers = _ANSWERS.get(trigger or "")
     if trigger == "system_tick" and origin == "callback":
         answers = "awaiting_external_change"
     matched = waiting is not None and answers == waiting
-    evidence = [f"trigger:{trigger}", f"origin:{origin}", f"prior:{outcome}" + (f"/{waiting}" if waiting else "")]
+    evidence = [
+        f"trigger:{trigger}",
+        f"origin:{origin}",
+        f"prior:{outcome}" + (f"/{waiting}" if waiting else ""),
+    ]
     if trigger == "task_status":
         visible, mode = False, "observational"
     elif liveness:
         visible = matched or outcome == "continuable"
-        mode = "resume_expected_wait" if matched else ("local_continuation" if visible else "liveness_only")
+        mode = (
+            "resume_expected_wait"
+            if matched
+            else ("local_continuation" if visible else "liveness_only")
+        )
         evidence.append("plain_wake_hint")
     else:
         visible = True
         mode = "resume_expected_wait" if matched else "local_continuation"
-    out: dict[str, Any] = {"message_id": message.id, "model_visible": visible, "mode": mode,
-                           "prior_closure_outcome": outcome, "matched_waiting_reason": matched,
-                           "evidence": evidence, "resolved_at": clock.now_iso()}
+    out: dict[str, Any] = {
+        "message_id": message.id,
+        "model_visible": visible,
+        "mode": mode,
+        "prior_closure_outcome": outcome,
+        "matched_waiting_reason": matched,
+        "evidence": evidence,
+        "resolved_at": clock.now_iso(),
+    }
     if waiting:
         out["prior_waiting_reason"] = waiting
     return out

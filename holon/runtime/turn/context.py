@@ -10,8 +10,8 @@ from holon import clock, config
 from holon.agent import budget
 from holon.agent.handle import Agent
 from holon.model.conversation import ProviderRequest, UserItem
-from holon.prompt import assemble, workqueue
 from holon.patch.guidance import prompt_guidance
+from holon.prompt import assemble, workqueue
 from holon.providers.runner import model_chain as chain_of
 from holon.store.atomic import read_json
 from holon.tools import registry
@@ -44,15 +44,31 @@ def execution_root(agent: Agent) -> tuple[Path, Path]:
 def render_policy() -> RenderPolicy:
     cap = config.env_int("HOLON_MAX_TOOL_OUTPUT_TOKENS", "runtime.max_tool_output_tokens", 64000)
     cap = max(1, min(cap, 64000))
-    default = config.env_int("HOLON_DEFAULT_TOOL_OUTPUT_TOKENS", "runtime.default_tool_output_tokens", 8000)
+    default = config.env_int(
+        "HOLON_DEFAULT_TOOL_OUTPUT_TOKENS", "runtime.default_tool_output_tokens", 8000
+    )
     return RenderPolicy(default_tokens=max(1, min(default, cap)), max_tokens=cap)
 
 
-def tool_context(agent: Agent, *, turn_id: str = "", call_id: str = "", message_id: str | None = None,
-                 round_text: str = "") -> ToolContext:
+def tool_context(
+    agent: Agent,
+    *,
+    turn_id: str = "",
+    call_id: str = "",
+    message_id: str | None = None,
+    round_text: str = "",
+) -> ToolContext:
     root, cwd = execution_root(agent)
-    return ToolContext(agent=agent, execution_root=root, cwd=cwd, policy=render_policy(), tool_call_id=call_id,
-                       turn_id=turn_id, message_id=message_id, round_text=round_text)
+    return ToolContext(
+        agent=agent,
+        execution_root=root,
+        cwd=cwd,
+        policy=render_policy(),
+        tool_call_id=call_id,
+        turn_id=turn_id,
+        message_id=message_id,
+        round_text=round_text,
+    )
 
 
 def apply_patch_guidance(model_ref: str) -> str:
@@ -71,23 +87,43 @@ def build_request(agent: Agent, model_ref: str, ts: Any = None) -> ProviderReque
         guidance.append(apply_patch_guidance(model_ref))
     root, cwd = execution_root(agent)
     state = agent.state()
-    context = [f"Agent: {agent.id}", f"Agent home: {agent.home.root}", f"Execution root: {root}",
-               f"Working directory: {cwd}", f"Current time: {clock.now_iso()}",
-               f"Status: {state.status.value}"]
+    context = [
+        f"Agent: {agent.id}",
+        f"Agent home: {agent.home.root}",
+        f"Execution root: {root}",
+        f"Working directory: {cwd}",
+        f"Current time: {clock.now_iso()}",
+        f"Status: {state.status.value}",
+    ]
     trigger = read_json(agent.home.trigger_descriptor)
     if trigger and trigger.get("status") == "active":
-        context.append(f"External trigger: {trigger['external_trigger_id']} active (wake_hint); its token is a "
-                       "capability secret held by your operator, never repeat or store it")
+        context.append(
+            f"External trigger: {trigger['external_trigger_id']} active (wake_hint); its token is a "
+            "capability secret held by your operator, never repeat or store it"
+        )
     work = workqueue.projection(agent)
     if work:
         context += ["", work]
-    frame = assemble.build_frame(agent.home, tool_guidance=guidance, workspace_root=root, context_lines=context,
-                                 tools_digest=digest)
+    frame = assemble.build_frame(
+        agent.home,
+        tool_guidance=guidance,
+        workspace_root=root,
+        context_lines=context,
+        tools_digest=digest,
+    )
     conversation = assemble.conversation(agent.home)
     reminder = workqueue.stale_reminder(agent, ts.rounds, ts.results) if ts is not None else None
     if reminder:
-        conversation.append(UserItem(text=reminder))  # provider-only: never written to the transcript
+        conversation.append(
+            UserItem(text=reminder)
+        )  # provider-only: never written to the transcript
         agent.event("work_item_progress_reminder", turn_id=ts.turn_id, rounds=len(ts.rounds))
-    return ProviderRequest(model_ref=model_ref, frame=frame, conversation=conversation,
-                           tools=defs, max_output_tokens=config.env_int(
-                               "HOLON_MAX_OUTPUT_TOKENS", "runtime.max_output_tokens", DEFAULT_MAX_OUTPUT_TOKENS))
+    return ProviderRequest(
+        model_ref=model_ref,
+        frame=frame,
+        conversation=conversation,
+        tools=defs,
+        max_output_tokens=config.env_int(
+            "HOLON_MAX_OUTPUT_TOKENS", "runtime.max_output_tokens", DEFAULT_MAX_OUTPUT_TOKENS
+        ),
+    )

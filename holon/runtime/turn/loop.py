@@ -23,9 +23,13 @@ from holon.tools import registry
 from holon.tools.base import CallOutcome
 
 DEFAULT_MAX_ROUNDS = 50
-INTERRUPTED = {"kind": "tool_interrupted", "message": "tool call was interrupted by a crash; its outcome is unknown",
-               "details": None, "retryable": True,
-               "recovery_hint": "check whether the action took effect (inspect files or state) before retrying it"}
+INTERRUPTED = {
+    "kind": "tool_interrupted",
+    "message": "tool call was interrupted by a crash; its outcome is unknown",
+    "details": None,
+    "retryable": True,
+    "recovery_hint": "check whether the action took effect (inspect files or state) before retrying it",
+}
 
 
 def max_rounds() -> int:
@@ -39,8 +43,9 @@ def run(agent: Agent, message: MessageEnvelope, *, model: str | None = None) -> 
         return settle_success(agent, ts, already=True)
     chain = context.model_chain(agent, model)
     if chain is None:
-        failure = ProviderFailure("no_model_configured", "no model is configured for this agent",
-                                  category="runtime")
+        failure = ProviderFailure(
+            "no_model_configured", "no model is configured for this agent", category="runtime"
+        )
         return settle_failure(agent, ts, failure, None)
     while True:
         if ts.rounds:
@@ -49,9 +54,11 @@ def run(agent: Agent, message: MessageEnvelope, *, model: str | None = None) -> 
             if not last.get("tool_calls"):
                 return settle_success(agent, ts)
         if len(ts.rounds) >= max_rounds():
-            failure = ProviderFailure("max_rounds_exceeded",
-                                      f"turn stopped after {len(ts.rounds)} provider rounds without finishing",
-                                      category="runtime")
+            failure = ProviderFailure(
+                "max_rounds_exceeded",
+                f"turn stopped after {len(ts.rounds)} provider rounds without finishing",
+                category="runtime",
+            )
             return settle_failure(agent, ts, failure, ts.timelines[-1] if ts.timelines else None)
         try:
             budget.check(agent, ts.usage)
@@ -64,39 +71,77 @@ def run(agent: Agent, message: MessageEnvelope, *, model: str | None = None) -> 
         _record_round(agent, ts, response, timeline, timing)
 
 
-def _provider_round(agent: Agent, ts: TurnState, chain: list[str]) -> tuple[ProviderResponse, dict, dict]:
+def _provider_round(
+    agent: Agent, ts: TurnState, chain: list[str]
+) -> tuple[ProviderResponse, dict, dict]:
     t0 = time.monotonic()
     request = context.build_request(agent, chain[0], ts)
-    agent.event("turn_context_built", turn_id=ts.turn_id, message_id=ts.message.id,
-                context_build_ms=int((time.monotonic() - t0) * 1000), conversation_items=len(request.conversation))
+    agent.event(
+        "turn_context_built",
+        turn_id=ts.turn_id,
+        message_id=ts.message.id,
+        context_build_ms=int((time.monotonic() - t0) * 1000),
+        conversation_items=len(request.conversation),
+    )
     started_at = clock.now_iso()
     t1 = time.monotonic()
     response, timeline = runner.run_round(
-        request, chain, make=lambda ref: resolve.make_provider(ref, home=agent.home.root,
-                                                               cursor=agent.home.scripted_cursor))
-    timing = {"context_build_ms": int((t1 - t0) * 1000), "provider_round_ms": int((time.monotonic() - t1) * 1000),
-              "provider_started_at": started_at, "provider_completed_at": clock.now_iso()}
+        request,
+        chain,
+        make=lambda ref: resolve.make_provider(
+            ref, home=agent.home.root, cursor=agent.home.scripted_cursor
+        ),
+    )
+    timing = {
+        "context_build_ms": int((t1 - t0) * 1000),
+        "provider_round_ms": int((time.monotonic() - t1) * 1000),
+        "provider_started_at": started_at,
+        "provider_completed_at": clock.now_iso(),
+    }
     return response, timeline, timing
 
 
-def _record_round(agent: Agent, ts: TurnState, response: ProviderResponse, timeline: dict, timing: dict) -> None:
+def _record_round(
+    agent: Agent, ts: TurnState, response: ProviderResponse, timeline: dict, timing: dict
+) -> None:
     usage = response.usage.model_dump()
-    data = {"round_index": len(ts.rounds), "text": response.text,
-            "tool_calls": [c.model_dump() for c in response.tool_calls], "stop_reason": response.stop_reason,
-            "model_ref": timeline.get("winning_model_ref"), "response_id": response.response_id,
-            "input_tokens": response.usage.input_tokens, "output_tokens": response.usage.output_tokens,
-            "token_usage": usage, "provider_attempt_timeline": timeline}
+    data = {
+        "round_index": len(ts.rounds),
+        "text": response.text,
+        "tool_calls": [c.model_dump() for c in response.tool_calls],
+        "stop_reason": response.stop_reason,
+        "model_ref": timeline.get("winning_model_ref"),
+        "response_id": response.response_id,
+        "input_tokens": response.usage.input_tokens,
+        "output_tokens": response.usage.output_tokens,
+        "token_usage": usage,
+        "provider_attempt_timeline": timeline,
+    }
     agent.transcript("assistant_round", turn_id=ts.turn_id, message_id=ts.message.id, **data)
     ts.rounds.append(data)
     ts.timelines.append(timeline)
     ts.usage = ts.usage + response.usage
-    agent.event("provider_round_completed", turn_id=ts.turn_id, round_index=data["round_index"],
-                model_ref=data["model_ref"], token_usage=usage, provider_attempt_timeline=timeline, **timing)
-    agent.event("assistant_round_recorded", turn_id=ts.turn_id, round_index=data["round_index"],
-                text_preview=response.text[:200], tool_names=[c.name for c in response.tool_calls])
+    agent.event(
+        "provider_round_completed",
+        turn_id=ts.turn_id,
+        round_index=data["round_index"],
+        model_ref=data["model_ref"],
+        token_usage=usage,
+        provider_attempt_timeline=timeline,
+        **timing,
+    )
+    agent.event(
+        "assistant_round_recorded",
+        turn_id=ts.turn_id,
+        round_index=data["round_index"],
+        text_preview=response.text[:200],
+        tool_names=[c.name for c in response.tool_calls],
+    )
 
 
-def _run_pending_calls(agent: Agent, ts: TurnState, round_index: int, round_data: dict[str, Any]) -> None:
+def _run_pending_calls(
+    agent: Agent, ts: TurnState, round_index: int, round_data: dict[str, Any]
+) -> None:
     for call in round_data.get("tool_calls", []):
         key = call_key(round_index, call["id"])
         if key in ts.results:
@@ -104,8 +149,14 @@ def _run_pending_calls(agent: Agent, ts: TurnState, round_index: int, round_data
         if key in ts.intents:
             _record_result(agent, ts, key, call, registry.failed(call["name"], INTERRUPTED), 0)
             continue
-        intent = {"key": key, "call_id": call["id"], "name": call["name"], "arguments": call.get("arguments"),
-                  "raw_arguments": call.get("raw_arguments"), "round_index": round_index}
+        intent = {
+            "key": key,
+            "call_id": call["id"],
+            "name": call["name"],
+            "arguments": call.get("arguments"),
+            "raw_arguments": call.get("raw_arguments"),
+            "round_index": round_index,
+        }
         agent.transcript("tool_call", turn_id=ts.turn_id, message_id=ts.message.id, **intent)
         ts.intents[key] = intent
         t0 = time.monotonic()
@@ -113,32 +164,57 @@ def _run_pending_calls(agent: Agent, ts: TurnState, round_index: int, round_data
         _record_result(agent, ts, key, call, outcome, int((time.monotonic() - t0) * 1000))
 
 
-def _call_tool(agent: Agent, ts: TurnState, call: dict[str, Any], round_data: dict[str, Any]) -> CallOutcome:
+def _call_tool(
+    agent: Agent, ts: TurnState, call: dict[str, Any], round_data: dict[str, Any]
+) -> CallOutcome:
     tool = registry.get(call["name"])
     if tool is not None and tool.mutates and round_data.get("stop_reason") == "max_output_tokens":
-        return registry.failed(call["name"], {
-            "kind": "truncated_mutation_tool_call",
-            "message": f"{call['name']} was not run: the model's output hit its token limit, so the call "
-                       "may be cut off", "details": {"tool_name": call["name"]},
-            "recovery_hint": "send the call again in a shorter response (for ApplyPatch, split the patch)",
-            "retryable": True})
-    ctx = context.tool_context(agent, turn_id=ts.turn_id, call_id=call["id"], message_id=ts.message.id,
-                               round_text=round_data.get("text", ""))
+        return registry.failed(
+            call["name"],
+            {
+                "kind": "truncated_mutation_tool_call",
+                "message": f"{call['name']} was not run: the model's output hit its token limit, so the call "
+                "may be cut off",
+                "details": {"tool_name": call["name"]},
+                "recovery_hint": "send the call again in a shorter response (for ApplyPatch, split the patch)",
+                "retryable": True,
+            },
+        )
+    ctx = context.tool_context(
+        agent,
+        turn_id=ts.turn_id,
+        call_id=call["id"],
+        message_id=ts.message.id,
+        round_text=round_data.get("text", ""),
+    )
     return registry.call(ctx, call["name"], call.get("arguments"), call.get("raw_arguments"))
 
 
-def _record_result(agent: Agent, ts: TurnState, key: str, call: dict, outcome: CallOutcome,
-                   duration_ms: int) -> None:
+def _record_result(
+    agent: Agent, ts: TurnState, key: str, call: dict, outcome: CallOutcome, duration_ms: int
+) -> None:
     env = outcome.envelope
-    data = {"key": key, "call_id": call["id"], "tool_name": call["name"], "status": env["status"],
-            "envelope": env, "rendered": outcome.rendered, "duration_ms": duration_ms}
+    data = {
+        "key": key,
+        "call_id": call["id"],
+        "tool_name": call["name"],
+        "status": env["status"],
+        "envelope": env,
+        "rendered": outcome.rendered,
+        "duration_ms": duration_ms,
+    }
     effects = outcome.effects.to_record() if outcome.effects is not None else None
     if effects:
         data["effects"] = effects  # applied at settle; kept here so a resumed turn applies them too
     agent.transcript("tool_result", turn_id=ts.turn_id, message_id=ts.message.id, **data)
     ts.results[key] = data
-    event: dict[str, Any] = {"turn_id": ts.turn_id, "tool_name": call["name"], "call_id": call["id"],
-                             "status": env["status"], "duration_ms": duration_ms}
+    event: dict[str, Any] = {
+        "turn_id": ts.turn_id,
+        "tool_name": call["name"],
+        "call_id": call["id"],
+        "status": env["status"],
+        "duration_ms": duration_ms,
+    }
     if env["status"] == "error":
         event["tool_error"] = env["error"]
         event["error"] = outcome.rendered

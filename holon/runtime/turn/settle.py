@@ -16,9 +16,12 @@ from holon.runtime.turn.state import TurnResult, TurnState
 from holon.tools.base import ToolEffects
 
 SLEEP_TIMER_ID = "sleep"
-_FAILURE_WHAT = {"context_length_exceeded": "the context length was exceeded",
-                 "budget_exhausted": "a token budget is spent", "script_exhausted": "the script has no rounds left",
-                 "max_rounds_exceeded": "the turn hit its round limit"}
+_FAILURE_WHAT = {
+    "context_length_exceeded": "the context length was exceeded",
+    "budget_exhausted": "a token budget is spent",
+    "script_exhausted": "the script has no rounds left",
+    "max_rounds_exceeded": "the turn hit its round limit",
+}
 
 
 def failure_artifact(failure: ProviderFailure, timeline: dict[str, Any] | None) -> FailureArtifact:
@@ -28,13 +31,23 @@ def failure_artifact(failure: ProviderFailure, timeline: dict[str, Any] | None) 
     model_ref = last.get("model_ref")
     summary = f"turn failed: {what}: {failure.message}"
     if attempts:
-        summary = f"provider request failed after {len(attempts)} attempt(s): {what}" + (
-            f" ({model_ref})" if model_ref else "") + f": {failure.message}"
+        summary = (
+            f"provider request failed after {len(attempts)} attempt(s): {what}"
+            + (f" ({model_ref})" if model_ref else "")
+            + f": {failure.message}"
+        )
     chain = failure.diagnostics.get("source_chain") if failure.diagnostics else None
-    return FailureArtifact(category=failure.category if failure.category in
-                           ("transport", "protocol", "runtime", "task", "unknown") else "unknown",
-                           summary=summary, kind=failure.kind, provider=last.get("provider"), model_ref=model_ref,
-                           status=failure.status, source_chain=chain)
+    return FailureArtifact(
+        category=failure.category
+        if failure.category in ("transport", "protocol", "runtime", "task", "unknown")
+        else "unknown",
+        summary=summary,
+        kind=failure.kind,
+        provider=last.get("provider"),
+        model_ref=model_ref,
+        status=failure.status,
+        source_chain=chain,
+    )
 
 
 def settle_success(agent: Agent, ts: TurnState, *, already: bool = False) -> TurnResult:
@@ -42,9 +55,14 @@ def settle_success(agent: Agent, ts: TurnState, *, already: bool = False) -> Tur
     text = ts.final_text
     if not already:
         if ts.brief is None:
-            ts.brief = agent.brief("result", outcome.brief_text(text), related_message_id=ts.message.id,
-                                   visibility=outcome.visibility, turn_id=ts.turn_id,
-                                   work_item_id=outcome.work_item_id)
+            ts.brief = agent.brief(
+                "result",
+                outcome.brief_text(text),
+                related_message_id=ts.message.id,
+                visibility=outcome.visibility,
+                turn_id=ts.turn_id,
+                work_item_id=outcome.work_item_id,
+            )
         _terminal(agent, ts, "completed")
     if agent.state().last_settled_turn_id != ts.turn_id:
         apply_effects(agent, outcome.effects)
@@ -52,17 +70,33 @@ def settle_success(agent: Agent, ts: TurnState, *, already: bool = False) -> Tur
     return _result(agent, ts, "completed", outcome.brief_text(text), None)
 
 
-def settle_failure(agent: Agent, ts: TurnState, failure: ProviderFailure,
-                   timeline: dict[str, Any] | None) -> TurnResult:
+def settle_failure(
+    agent: Agent, ts: TurnState, failure: ProviderFailure, timeline: dict[str, Any] | None
+) -> TurnResult:
     artifact = failure_artifact(failure, timeline).model_dump(exclude_none=True)
     usage = ts.usage.model_dump()
-    agent.transcript("runtime_failure", turn_id=ts.turn_id, message_id=ts.message.id,
-                     summary=artifact["summary"], failure_artifact=artifact, provider_attempt_timeline=timeline,
-                     token_usage=usage)
-    agent.event("runtime_error", turn_id=ts.turn_id, message_id=ts.message.id, error=artifact["summary"],
-                failure_kind=failure.kind, failure_artifact=artifact, provider_attempt_timeline=timeline,
-                token_usage=usage)
-    ts.brief = agent.brief("failure", artifact["summary"], related_message_id=ts.message.id, turn_id=ts.turn_id)
+    agent.transcript(
+        "runtime_failure",
+        turn_id=ts.turn_id,
+        message_id=ts.message.id,
+        summary=artifact["summary"],
+        failure_artifact=artifact,
+        provider_attempt_timeline=timeline,
+        token_usage=usage,
+    )
+    agent.event(
+        "runtime_error",
+        turn_id=ts.turn_id,
+        message_id=ts.message.id,
+        error=artifact["summary"],
+        failure_kind=failure.kind,
+        failure_artifact=artifact,
+        provider_attempt_timeline=timeline,
+        token_usage=usage,
+    )
+    ts.brief = agent.brief(
+        "failure", artifact["summary"], related_message_id=ts.message.id, turn_id=ts.turn_id
+    )
     _terminal(agent, ts, "aborted")
     _commit_state(agent, ts, "failed", None)
     result = _result(agent, ts, "failed", ts.final_text, artifact)
@@ -81,15 +115,27 @@ def apply_effects(agent: Agent, effects: ToolEffects) -> None:
         pass
     if sleep.until:
         reason = f" Reason: {sleep.reason}" if sleep.reason else ""
-        timers.create(agent.home, at=clock.parse_iso(sleep.until).timestamp(), timer_id=SLEEP_TIMER_ID,
-                      text=f"Sleep of {sleep.duration_ms} ms ended.{reason}", source="sleep")
+        timers.create(
+            agent.home,
+            at=clock.parse_iso(sleep.until).timestamp(),
+            timer_id=SLEEP_TIMER_ID,
+            text=f"Sleep of {sleep.duration_ms} ms ended.{reason}",
+            source="sleep",
+        )
 
 
 def _terminal(agent: Agent, ts: TurnState, kind: str) -> None:
     duration = int((time.monotonic() - ts.started) * 1000)
     for record in (agent.transcript, agent.event):
-        record("turn_terminal", turn_id=ts.turn_id, message_id=ts.message.id, kind=kind, duration_ms=duration,
-               rounds=len(ts.rounds), token_usage=ts.usage.model_dump())
+        record(
+            "turn_terminal",
+            turn_id=ts.turn_id,
+            message_id=ts.message.id,
+            kind=kind,
+            duration_ms=duration,
+            rounds=len(ts.rounds),
+            token_usage=ts.usage.model_dump(),
+        )
 
 
 def _commit_state(agent: Agent, ts: TurnState, outcome: str, turn: TurnOutcome | None) -> None:
@@ -111,18 +157,34 @@ def _commit_state(agent: Agent, ts: TurnState, outcome: str, turn: TurnOutcome |
         s.total_message_count += 1
         day = clock.now_iso()[:10]
         s.token_usage_by_day = {day: s.token_usage_by_day.get(day, 0) + usage.total_tokens}
-        s.last_turn = TurnTerminalRecord(turn_index=s.turn_index, completed_at=clock.now_iso(),
-                                         duration_ms=int((time.monotonic() - ts.started) * 1000),
-                                         kind="completed" if outcome == "completed" else "aborted",
-                                         last_assistant_message=ts.final_text, message_id=ts.message.id)
+        s.last_turn = TurnTerminalRecord(
+            turn_index=s.turn_index,
+            completed_at=clock.now_iso(),
+            duration_ms=int((time.monotonic() - ts.started) * 1000),
+            kind="completed" if outcome == "completed" else "aborted",
+            last_assistant_message=ts.final_text,
+            message_id=ts.message.id,
+        )
         apply_closure(s, ts, outcome, turn)
+
     agent.update_state(apply)
 
 
-def _result(agent: Agent, ts: TurnState, status: str, text: str, artifact: dict[str, Any] | None) -> TurnResult:
+def _result(
+    agent: Agent, ts: TurnState, status: str, text: str, artifact: dict[str, Any] | None
+) -> TurnResult:
     timeline = ts.timelines[-1] if ts.timelines else None
-    result = TurnResult(agent_id=agent.id, message_id=ts.message.id, turn_id=ts.turn_id, status=status,
-                        final_text=text, token_usage=ts.usage.model_dump(), provider_attempt_timeline=timeline,
-                        failure_artifact=artifact, brief=ts.brief, rounds=len(ts.rounds))
+    result = TurnResult(
+        agent_id=agent.id,
+        message_id=ts.message.id,
+        turn_id=ts.turn_id,
+        status=status,
+        final_text=text,
+        token_usage=ts.usage.model_dump(),
+        provider_attempt_timeline=timeline,
+        failure_artifact=artifact,
+        brief=ts.brief,
+        rounds=len(ts.rounds),
+    )
     result.extra["raw_final_text"] = ts.final_text
     return result

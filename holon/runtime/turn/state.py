@@ -29,7 +29,9 @@ class TurnState:
     turn_id: str
     message: MessageEnvelope
     rounds: list[dict[str, Any]] = field(default_factory=list)
-    results: dict[str, dict[str, Any]] = field(default_factory=dict)  # call key -> tool_result record
+    results: dict[str, dict[str, Any]] = field(
+        default_factory=dict
+    )  # call key -> tool_result record
     intents: dict[str, dict[str, Any]] = field(default_factory=dict)  # call key -> tool_call record
     timelines: list[dict[str, Any]] = field(default_factory=list)
     usage: TokenUsage = field(default_factory=TokenUsage)
@@ -71,17 +73,34 @@ def begin(agent: Agent, message: MessageEnvelope) -> TurnState:
     offset = agent.transcript_offset()
 
     def mark(s: Any) -> None:
-        s.inflight[message.id] = {"turn_id": turn_id, "transcript_offset": offset,
-                                  "started_at": clock.now_iso(), "pid": os.getpid()}
+        s.inflight[message.id] = {
+            "turn_id": turn_id,
+            "transcript_offset": offset,
+            "started_at": clock.now_iso(),
+            "pid": os.getpid(),
+        }
+
     agent.update_state(mark)
-    agent.transcript("message", turn_id=turn_id, message_id=message.id, message_kind=message.kind.value,
-                     origin_kind=message.origin.kind, origin=message.origin.model_dump(mode="json"),
-                     trust=message.trust.value, authority_class=message.authority_class.value,
-                     priority=message.priority.value,
-                     delivery_surface=message.delivery_surface.value if message.delivery_surface else None,
-                     text=message.body_text(), body_type=message.body.type)
-    agent.event("message_processing_started", message_id=message.id, turn_id=turn_id,
-                delivery_attempts=message.delivery_attempts)
+    agent.transcript(
+        "message",
+        turn_id=turn_id,
+        message_id=message.id,
+        message_kind=message.kind.value,
+        origin_kind=message.origin.kind,
+        origin=message.origin.model_dump(mode="json"),
+        trust=message.trust.value,
+        authority_class=message.authority_class.value,
+        priority=message.priority.value,
+        delivery_surface=message.delivery_surface.value if message.delivery_surface else None,
+        text=message.body_text(),
+        body_type=message.body.type,
+    )
+    agent.event(
+        "message_processing_started",
+        message_id=message.id,
+        turn_id=turn_id,
+        delivery_attempts=message.delivery_attempts,
+    )
     return TurnState(turn_id=turn_id, message=message)
 
 
@@ -105,6 +124,12 @@ def _resume(agent: Agent, message: MessageEnvelope, inflight: dict[str, Any]) ->
             ts.brief = data.get("brief")
         elif kind == "turn_terminal":
             ts.settled = True
-    agent.event("turn_resumed", message_id=message.id, turn_id=ts.turn_id, rounds=len(ts.rounds),
-                tool_results=len(ts.results), interrupted_calls=len(set(ts.intents) - set(ts.results)))
+    agent.event(
+        "turn_resumed",
+        message_id=message.id,
+        turn_id=ts.turn_id,
+        rounds=len(ts.rounds),
+        tool_results=len(ts.results),
+        interrupted_calls=len(set(ts.intents) - set(ts.results)),
+    )
     return ts
