@@ -1,4 +1,5 @@
-"""Benchmark: ApplyPatch (in process) vs `git apply` (subprocess) on a 50,000-line file and a 200-hunk patch.
+"""Benchmark: ApplyPatch (in process) vs `git apply` (subprocess) on a 50,000-line file and a
+200-hunk patch.
 
 Run from a checkout: `python benchmarks/bench_apply_patch.py [--runs N]`. Prints the best time of
 each, measured in the same run, and the ratio against the target (ApplyPatch <= 3x git apply).
@@ -100,7 +101,8 @@ def main() -> int:
     for name, seconds in results.items():
         print(f"  {name:<28} {seconds * 1000:8.2f} ms")
     print(
-        f"  ratio ApplyPatch / git apply: {ratio:.2f}x (target <= {TARGET:.0f}x: {'met' if ratio <= TARGET else 'MISSED'})"
+        f"  ratio ApplyPatch / git apply: {ratio:.2f}x (target <= {TARGET:.0f}x: "
+        f"{'met' if ratio <= TARGET else 'MISSED'})"
     )
     return 0
 

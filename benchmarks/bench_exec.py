@@ -1,4 +1,5 @@
-"""ExecCommand of `true` (in-process via registry.call, best of N) vs raw subprocess.run(["sh","-c","true"]).
+"""ExecCommand of `true` (in-process via registry.call, best of N) vs raw
+subprocess.run(["sh","-c","true"]).
 
 Target: ExecCommand <= 2 x raw + 15 ms. Run: PYTHONPATH=. python benchmarks/bench_exec.py [N]
 """
@@ -37,14 +38,16 @@ def main(n: int = 30) -> int:
         ).envelope  # warm imports
         assert env["result"]["exit_status"] == 0
         results[login] = best(
-            lambda: registry.call(ctx, "ExecCommand", {"cmd": "true", "login": login}), n
+            lambda login=login: registry.call(ctx, "ExecCommand", {"cmd": "true", "login": login}),
+            n,
         )
     raw_login = best(lambda: subprocess.run(["bash", "-lc", "true"]), n)
     target = 2 * raw + 15
     print(f"raw subprocess.run(['sh','-c','true'])  best of {n}: {raw:.2f} ms")
     print(
-        f"ExecCommand true (login=false)           best of {n}: {results[False]:.2f} ms "
-        f"ratio {results[False] / raw:.2f}x; target <= {target:.2f} ms: {'OK' if results[False] <= target else 'MISS'}"
+        f"ExecCommand true (login=false)           best of {n}: {results[False]:.2f} ms ratio "
+        f"{results[False] / raw:.2f}x; target <= {target:.2f} ms: "
+        f"{'OK' if results[False] <= target else 'MISS'}"
     )
     print(f"raw subprocess.run(['bash','-lc','true']) best of {n}: {raw_login:.2f} ms")
     print(

@@ -2,7 +2,7 @@
 
     python benchmarks/run.py [--quick]
 
-Targets (ARCHITECTURE.md section 10): idle tick <= 1.5x `python -c "import click"`;
+Targets (docs/architecture.md section 12): idle tick <= 1.5x `python -c "import click"`;
 `tick --all` over 1,000 idle agents <= 3x one idle tick; `transcript --tail 50` on a
 1M-entry ledger <= 2x on a 1k ledger; per-round runtime overhead independent of ledger
 size (1M vs 1k entries <= 1.2x). Other benchmarks in this directory are run too.
@@ -135,7 +135,8 @@ def round_overhead(tmp: Path, small, big, n: int) -> None:
             samples.append(time.perf_counter() - t0)
         results[home.agent_id] = statistics.median(samples[1:])
     print(
-        f"{'per-turn runtime overhead (1 scripted round)':<44} {results['small'] * 1000:8.1f} ms (1k entries)"
+        f"{'per-turn runtime overhead (1 scripted round)':<44} {results['small'] * 1000:8.1f} ms "
+        "(1k entries)"
     )
     report("per-turn overhead 1M vs 1k transcript", results["big"], results["small"], 1.2)
 

@@ -1,4 +1,5 @@
-"""Time, injectable: `HOLON_NOW` (ISO-8601 or epoch seconds) pins the clock for tests and replays."""
+"""Time, injectable: `HOLON_NOW` (ISO-8601 or epoch seconds) pins the clock for tests and
+replays."""
 
 from __future__ import annotations
 

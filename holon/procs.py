@@ -6,7 +6,8 @@ import os
 
 
 def alive(pid: int | None) -> bool:
-    """Is `pid` a live process? A killed process nobody reaps (PID 1 in a container) is a zombie: gone."""
+    """Is `pid` a live process? A killed process nobody reaps (PID 1 in a container) is a zombie:
+    gone."""
     if not pid or pid <= 0:
         return False
     try:

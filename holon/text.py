@@ -6,7 +6,8 @@ import json
 
 
 def head_tail(text: str, budget_chars: int) -> tuple[str, bool]:
-    """A preview of `text` within `budget_chars`: first and last lines with an explicit cut marker."""
+    """A preview of `text` within `budget_chars`: first and last lines with an explicit cut
+    marker."""
     if len(text) <= budget_chars:
         return text, False
     lines = text.splitlines(keepends=True)

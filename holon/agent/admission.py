@@ -1,17 +1,30 @@
 """Admission: the only place provenance is decided. Callers name an ingress, never a trust level.
 
-ingress          kind               origin     trust                authority             surface              context
-cli_prompt       operator_prompt    operator   trusted_operator     operator_instruction  cli_prompt           local_process
-run_once         operator_prompt    operator   trusted_operator     operator_instruction  run_once             local_process
-enqueue          channel_event      channel    untrusted_external   external_evidence     http_public_enqueue  local_process
-enqueue          webhook_event      webhook    trusted_integration  integration_signal    http_webhook         local_process
-enqueue          timer_tick         timer      trusted_system       runtime_instruction   timer_scheduler      local_process
-enqueue          system_tick        system     trusted_system       runtime_instruction   runtime_system       local_process
-trigger          system_tick        callback   trusted_integration  integration_signal    http_callback_wake   external_trigger_capability
-timer            timer_tick         timer      trusted_system       runtime_instruction   timer_scheduler      runtime_owned
-runtime          system_tick        system     trusted_system       runtime_instruction   runtime_system       runtime_owned
-task             task_result        task       trusted_system       runtime_instruction   task_rejoin          runtime_owned
-followup         internal_followup  system     trusted_system       runtime_instruction   runtime_system       runtime_owned
+ingress     kind               origin    trust                authority
+cli_prompt  operator_prompt    operator  trusted_operator     operator_instruction
+run_once    operator_prompt    operator  trusted_operator     operator_instruction
+enqueue     channel_event      channel   untrusted_external   external_evidence
+enqueue     webhook_event      webhook   trusted_integration  integration_signal
+enqueue     timer_tick         timer     trusted_system       runtime_instruction
+enqueue     system_tick        system    trusted_system       runtime_instruction
+trigger     system_tick        callback  trusted_integration  integration_signal
+timer       timer_tick         timer     trusted_system       runtime_instruction
+runtime     system_tick        system    trusted_system       runtime_instruction
+task        task_result        task      trusted_system       runtime_instruction
+followup    internal_followup  system    trusted_system       runtime_instruction
+
+ingress     kind               surface              context
+cli_prompt  operator_prompt    cli_prompt           local_process
+run_once    operator_prompt    run_once             local_process
+enqueue     channel_event      http_public_enqueue  local_process
+enqueue     webhook_event      http_webhook         local_process
+enqueue     timer_tick         timer_scheduler      local_process
+enqueue     system_tick        runtime_system       local_process
+trigger     system_tick        http_callback_wake   external_trigger_capability
+timer       timer_tick         timer_scheduler      runtime_owned
+runtime     system_tick        runtime_system       runtime_owned
+task        task_result        task_rejoin          runtime_owned
+followup    internal_followup  runtime_system       runtime_owned
 """
 
 from __future__ import annotations

@@ -97,8 +97,8 @@ def create(
     timer_id: str | None = None,
     source: str = "operator",
 ) -> dict[str, Any]:
-    """A new timer file (replacing one of the same id): once `after` a duration or `at` a time, `every`
-    interval, or on a `cron` schedule in `tz`."""
+    """A new timer file (replacing one of the same id): once `after` a duration or `at` a time,
+    `every` interval, or on a `cron` schedule in `tz`."""
     if sum(x is not None for x in (after, every, cron, at)) != 1:
         raise UsageError(
             "give exactly one of --after, --every or --cron",

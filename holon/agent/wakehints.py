@@ -79,8 +79,9 @@ def _summary(hint: dict[str, Any]) -> dict[str, Any]:
 def convert(agent: Agent) -> list[str]:
     """Turn the pending hint into one system tick if the agent is eligible; returns what fired.
 
-    The hint file is first renamed aside (under the state lock) so hints arriving meanwhile start a new
-    file; a crash before the tick is admitted leaves the renamed file, which the next conversion picks up.
+    The hint file is first renamed aside (under the state lock) so hints arriving meanwhile
+    start a new file; a crash before the tick is admitted leaves the renamed file, which the
+    next conversion picks up.
     """
     taken = agent.home.wake_hint_converting
     if not agent.home.wake_hint.exists() and not taken.exists():
@@ -142,6 +143,7 @@ def _text(hint: dict[str, Any]) -> str:
     ]
     for p in hint.get("payloads") or []:
         parts.append(
-            f"--- payload ({p.get('content_type')}, received {p.get('received_at')}) ---\n{p['body']}"
+            f"--- payload ({p.get('content_type')}, received {p.get('received_at')}) "
+            f"---\n{p['body']}"
         )
     return "\n".join(parts)

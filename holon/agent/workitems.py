@@ -98,8 +98,8 @@ def new_record(
 
 
 def append(agent: Agent, record: dict[str, Any]) -> dict[str, Any]:
-    """Persist a new version of `record`. A recheck deadline reaches next_due when the caller's command
-    or tick ends (holon.agent.nextdue.refresh)."""
+    """Persist a new version of `record`. A recheck deadline reaches next_due when the caller's
+    command or tick ends (holon.agent.nextdue.refresh)."""
     record = {**record, "updated_at": clock.now_iso()}
     with agent.state_lock():
         jsonl.append(agent.home.work_items, record)
@@ -177,7 +177,8 @@ def view(
     current_id: str | None,
     summaries: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The read-surface shape: the record without inline plan, plus plan_artifact and derived views."""
+    """The read-surface shape: the record without inline plan, plus plan_artifact and derived
+    views."""
     out = {k: v for k, v in record.items() if k not in ("plan", "schema_version")}
     out["readiness"] = readiness(record, current_id)
     out["scheduling_state"] = scheduling_state(record)

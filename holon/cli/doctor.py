@@ -1,4 +1,5 @@
-"""`holon doctor [--json]`: scheduler, last ticks, due work, dead letters, stale locks, interrupted tasks."""
+"""`holon doctor [--json]`: scheduler, last ticks, due work, dead letters, stale locks, interrupted
+tasks."""
 
 from __future__ import annotations
 

@@ -28,10 +28,11 @@ def status_cmd(agent: str, as_json: bool) -> None:
         f"agent:    {summary['agent_id']} ({summary['home']})",
         f"status:   {summary['status']}"
         + (f" · closure {closure.get('outcome')}" if closure else ""),
-        f"queue:    {summary['queue']['pending']} pending, {summary['queue']['in_progress']} in progress, "
-        f"{summary['queue']['dead_letters']} dead letters",
+        f"queue:    {summary['queue']['pending']} pending, {summary['queue']['in_progress']} in "
+        f"progress, {summary['queue']['dead_letters']} dead letters",
         f"tasks:    {summary['tasks']['active']} active",
-        f"model:    {summary['model']['effective_model'] or '(none)'} ({summary['model']['source']})",
+        f"model:    {summary['model']['effective_model'] or '(none)'} "
+        f"({summary['model']['source']})",
         f"tokens:   {tu['input_tokens']} in, {tu['output_tokens']} out, "
         f"{summary['token_usage']['total_model_rounds']} rounds",
     ]
@@ -96,7 +97,8 @@ def _printer(jsonl_mode: bool, fmt):
 )
 @click.option("--follow", "-f", is_flag=True, help="Keep printing new entries (Ctrl-C to stop).")
 def transcript_cmd(agent: str, as_jsonl: bool, tail: int | None, follow: bool) -> None:
-    """Print AGENT's transcript: messages, assistant rounds, tool calls and results, briefs, failures."""
+    """Print AGENT's transcript: messages, assistant rounds, tool calls and results, briefs,
+    failures."""
     from holon.home.registry import resolve
     from holon.store import jsonl
 

@@ -25,15 +25,16 @@ EXIT_STATUS = (
 EXTRA = {
     "holon": (
         ".SH ENVIRONMENT\n.TP\n.B HOLON_HOME\nWhere config.toml, registry.json and agents/ live "
-        "(default: the platform user data directory).\n.TP\n.B HOLON_MODEL\nModel ref provider/model "
-        "(openai/..., anthropic/..., openai-codex/..., NAME/... for a [providers.NAME] table, "
-        "scripted/PATH).\n.TP\n.B HOLON_FALLBACK_MODELS\nComma-separated fallback chain.\n.TP\n"
-        ".B HOLON_RETRY_BACKOFF_MS\nBase retry backoff.\n.TP\n.B HOLON_DELIVERY_LIMIT\nDelivery attempts "
-        "before a message is dead-lettered (default 3).\n.TP\n.B HOLON_MAX_ROUNDS\nProvider rounds per turn "
-        "(default 50).\n.TP\n.B HOLON_TOOL_PLUGINS\nComma-separated module:Class tools to add to the "
-        "catalog.\n.TP\n.B HOLON_NOW\nPin the clock (ISO-8601 or epoch seconds), for tests and replays.\n"
-        ".TP\n.B HOLON_DEBUG\nSet to 1 to print tracebacks of internal errors.\n"
-        ".SH SCRIPTED PROVIDER\nscripted/PATH replays a JSONL file, one assistant round per line: "
+        "(default: the platform user data directory).\n.TP\n.B HOLON_MODEL\nModel ref "
+        "provider/model (openai/..., anthropic/..., openai-codex/..., NAME/... for a "
+        "[providers.NAME] table, scripted/PATH).\n.TP\n.B HOLON_FALLBACK_MODELS\nComma-separated "
+        "fallback chain.\n.TP\n.B HOLON_RETRY_BACKOFF_MS\nBase retry backoff.\n.TP\n.B "
+        "HOLON_DELIVERY_LIMIT\nDelivery attempts before a message is dead-lettered (default "
+        "3).\n.TP\n.B HOLON_MAX_ROUNDS\nProvider rounds per turn (default 50).\n.TP\n.B "
+        "HOLON_TOOL_PLUGINS\nComma-separated module:Class tools to add to the catalog.\n.TP\n.B "
+        "HOLON_NOW\nPin the clock (ISO-8601 or epoch seconds), for tests and replays.\n.TP\n.B "
+        "HOLON_DEBUG\nSet to 1 to print tracebacks of internal errors.\n.SH SCRIPTED "
+        "PROVIDER\nscripted/PATH replays a JSONL file, one assistant round per line: "
         '{"text": ..., "tool_calls": [{"name": ..., "arguments": {...}}], "usage": '
         '{"input_tokens": N, "output_tokens": N}, "stop_reason": ...} or a simulated failure '
         '{"error": {"status": 429, "kind": "rate_limited"}}. The cursor is kept per agent in '
@@ -84,7 +85,10 @@ def _section(cmd: click.Command, path: list[str], parent: click.Context) -> str:
 def page(name: str, cmd: click.Command, root: click.Context) -> str:
     title = "holon" if name == "holon" else f"holon-{name}"
     short = (cmd.get_short_help_str(limit=200) or "").rstrip(".")
-    head = f'.TH {title.upper()} 1 "" "holon {__version__}" "holon manual"\n.SH NAME\n{_esc(title)} \\- {_esc(short)}\n'
+    head = (
+        f'.TH {title.upper()} 1 "" "holon {__version__}" "holon manual"\n.SH NAME\n{_esc(title)} '
+        f"\\- {_esc(short)}\n"
+    )
     path = ["holon"] if name == "holon" else ["holon", name]
     body = ".SH SYNOPSIS\n" + _section(cmd, path, root)
     if isinstance(cmd, click.Group) and name != "holon":

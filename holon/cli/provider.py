@@ -1,4 +1,5 @@
-"""`holon provider doctor`: configured providers, credential presence (never values), retry policy."""
+"""`holon provider doctor`: configured providers, credential presence (never values), retry
+policy."""
 
 from __future__ import annotations
 
@@ -28,12 +29,14 @@ def doctor_cmd(as_json: bool) -> None:
             "no credential needed"
             if not p.get("credentials_required")
             else (
-                f"{p.get('credential_env')}: {'present' if p.get('credentials_present') else 'MISSING'}"
+                f"{p.get('credential_env')}: "
+                f"{'present' if p.get('credentials_present') else 'MISSING'}"
             )
         )
         state = "ok" if p.get("supported") else "unsupported"
         click.echo(
-            f"{p['id']:<14} {p.get('transport') or '-':<24} {state:<11} {cred}  {p.get('base_url') or ''}"
+            f"{p['id']:<14} {p.get('transport') or '-':<24} {state:<11} {cred}  "
+            f"{p.get('base_url') or ''}"
         )
     policy = doc.get("retry_policy", {})
     click.echo(

@@ -1,4 +1,5 @@
-"""`holon schedule cron|launchd|systemd`: print (or with --install, install) what runs `holon tick --all`."""
+"""`holon schedule cron|launchd|systemd`: print (or with --install, install) what runs `holon tick
+--all`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""`holon timer create|list|cancel AGENT`: one-shot, repeating and cron timers with an optional guard."""
+"""`holon timer create|list|cancel AGENT`: one-shot, repeating and cron timers with an optional
+guard."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from holon.cli.output import emit_json
 
 @click.group("timer")
 def timer_cmd() -> None:
-    """Timers: one file each in the agent home; a due timer becomes a timer_tick message on the next tick."""
+    """Timers: one file each in the agent home; a due timer becomes a timer_tick message on the next
+    tick."""
 
 
 @timer_cmd.command("create")

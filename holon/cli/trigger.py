@@ -25,7 +25,8 @@ def show_cmd(agent: str) -> None:
     data = triggers.show(home)
     if data is None:
         click.echo(
-            f"{home.agent_id} has no external trigger; create one with `holon trigger rotate {home.agent_id}`"
+            f"{home.agent_id} has no external trigger; create one with "
+            f"`holon trigger rotate {home.agent_id}`"
         )
         return
     emit_json(data)

@@ -1,4 +1,5 @@
-"""`holon watch [AGENT ...] [--all]`: tick whenever a queue, timer or task needs it, until interrupted."""
+"""`holon watch [AGENT ...] [--all]`: tick whenever a queue, timer or task needs it, until
+interrupted."""
 
 from __future__ import annotations
 

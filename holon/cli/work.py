@@ -46,7 +46,8 @@ def show_cmd(agent: str, work_item_id: str) -> None:
 @click.option("--plan", help="Initial plan prose for plan.md (`-` for stdin).")
 @click.option("--json", "as_json", is_flag=True)
 def create_cmd(agent: str, objective: str, plan: str | None, as_json: bool) -> None:
-    """Queue a new work item for AGENT without a transcript message; the current item is never replaced."""
+    """Queue a new work item for AGENT without a transcript message; the current item is never
+    replaced."""
     from holon.cli.output import read_text_arg
     from holon.home.registry import resolve
     from holon.ops import work as workcontrol

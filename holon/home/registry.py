@@ -20,7 +20,9 @@ def check_agent_id(agent_id: str) -> str:
         raise UsageError(
             f"invalid agent id {agent_id!r}",
             kind="invalid_agent_id",
-            hint="use letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)",
+            hint=(
+                "use letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)"
+            ),
         )
     return agent_id
 

@@ -86,9 +86,7 @@ class ToolResultItem(BaseModel):
     kind: Literal["function", "custom"] = "function"
 
 
-ConversationItem = Annotated[
-    UserItem | AssistantItem | ToolResultItem, Field(discriminator="type")
-]
+ConversationItem = Annotated[UserItem | AssistantItem | ToolResultItem, Field(discriminator="type")]
 
 
 class ToolDefinition(BaseModel):

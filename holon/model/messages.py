@@ -110,7 +110,13 @@ class TaskOrigin(_Strict):
 
 
 MessageOrigin = Annotated[
-    OperatorOrigin | ChannelOrigin | WebhookOrigin | CallbackOrigin | TimerOrigin | SystemOrigin | TaskOrigin,
+    OperatorOrigin
+    | ChannelOrigin
+    | WebhookOrigin
+    | CallbackOrigin
+    | TimerOrigin
+    | SystemOrigin
+    | TaskOrigin,
     Field(discriminator="kind"),
 ]
 

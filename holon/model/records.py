@@ -1,4 +1,5 @@
-"""Persisted records: agent identity and state, briefs, transcript entries, events, turn terminals."""
+"""Persisted records: agent identity and state, briefs, transcript entries, events, turn
+terminals."""
 
 from __future__ import annotations
 
@@ -50,7 +51,8 @@ class TurnTerminalRecord(_Record):
 
 
 class TokenUsageSummary(BaseModel):
-    """AgentTokenUsageSummary: cumulative usage, model rounds, and the last turn that reported usage."""
+    """AgentTokenUsageSummary: cumulative usage, model rounds, and the last turn that reported
+    usage."""
 
     total: TokenUsage = Field(default_factory=TokenUsage)
     total_model_rounds: int = 0
@@ -88,7 +90,8 @@ class AgentState(_Record):
     # the work item that was current when the running turn began (its brief binds to it)
     bound_work_item_id: str | None = None
     pending_wake_hint: dict[str, Any] | None = None
-    # message id -> {turn_id, transcript_offset, started_at, pid}: turns that began and have not settled
+    # message id -> {turn_id, transcript_offset, started_at, pid}: turns that began and have not
+    # settled
     inflight: dict[str, dict[str, Any]] = Field(default_factory=dict)
     last_settled_turn_id: str | None = None
     paused_from: str | None = None
@@ -130,7 +133,8 @@ class AuditEvent(_Record):
 
 
 class FailureArtifact(BaseModel):
-    """Operator-facing failure, one shape everywhere (category: transport, protocol, runtime, task, unknown)."""
+    """Operator-facing failure, one shape everywhere (category: transport, protocol, runtime, task,
+    unknown)."""
 
     category: Literal["transport", "protocol", "runtime", "task", "unknown"] = "unknown"
     summary: str

@@ -1,4 +1,5 @@
-"""`holon doctor`: is the scheduler installed, when did ticks run, what needs attention; each with its fix."""
+"""`holon doctor`: is the scheduler installed, when did ticks run, what needs attention; each with
+its fix."""
 
 from __future__ import annotations
 

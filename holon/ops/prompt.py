@@ -45,7 +45,8 @@ def prompt(
 
 
 def settle_message(agent: Agent, message_id: str, model: str | None) -> dict[str, Any]:
-    """Tick until `message_id` has been processed (by us or a concurrent tick) and describe the result."""
+    """Tick until `message_id` has been processed (by us or a concurrent tick) and describe the
+    result."""
     found = None
     for _ in range(10_000):
         report = tick(agent.home, until_idle=True, model=model, wait=True)

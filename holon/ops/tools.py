@@ -1,4 +1,5 @@
-"""`holon tool call`: one built-in tool, run for an agent outside a turn, in its current execution context.
+"""`holon tool call`: one built-in tool, run for an agent outside a turn, in its
+current execution context.
 
 The call is the one a turn would make (holon.runtime.turn.context.tool_context),
 and its effects are applied as a settled turn would apply them, so a Sleep

@@ -53,7 +53,8 @@ def create(home: Home, objective: str, plan: str | None = None) -> dict[str, Any
 
 
 def _idle_activation(agent: Agent) -> None:
-    """An idle agent with no current item gets a work signal so the next tick lets it pick the new item."""
+    """An idle agent with no current item gets a work signal so the next tick lets it pick the new
+    item."""
 
     def apply(s: Any) -> None:
         if s.status.value != "awake_idle" or s.current_work_item_id or s.inflight:

@@ -24,7 +24,8 @@ def diagnostic(kind: str, path: str, hunk: int | None, message: str) -> dict[str
 
 
 def apply_hunks(text: TextFile, patch: FilePatch, path: str) -> tuple[bytes, list[dict[str, Any]]]:
-    """The new content of `path` and the advisory diagnostics; raises PatchError when a hunk cannot apply."""
+    """The new content of `path` and the advisory diagnostics; raises PatchError when a hunk cannot
+    apply."""
     locator = Locator(text.keys, path)
     diags: list[dict[str, Any]] = []
     out: list[str] = []
@@ -67,7 +68,8 @@ def apply_hunks(text: TextFile, patch: FilePatch, path: str) -> tuple[bytes, lis
 
 
 def _emit(text: TextFile, hunk: Hunk, start: int, out: list[str], literal: bool) -> int:
-    """Append the hunk's new lines to `out`; returns the index of the first file line after the hunk."""
+    """Append the hunk's new lines to `out`; returns the index of the first file line after the
+    hunk."""
     i = start
     for line in hunk.lines:
         if line.tag == " ":
@@ -96,7 +98,8 @@ def _check_counts(hunk: Hunk, number: int, path: str, diags: list[dict[str, Any]
 
 
 def _final_newline(text: TextFile, eof_hunk: Hunk | None) -> bool:
-    """No-newline markers on the hunk that reaches the end decide; otherwise the file keeps its state."""
+    """No-newline markers on the hunk that reaches the end decide; otherwise the file keeps its
+    state."""
     if eof_hunk is not None and eof_hunk.new_no_newline:
         return False
     if eof_hunk is not None and eof_hunk.old_no_newline:
@@ -105,7 +108,8 @@ def _final_newline(text: TextFile, eof_hunk: Hunk | None) -> bool:
 
 
 def _fix_last_lines(text: TextFile, hunk: Hunk, out: list[str], final_newline: bool) -> None:
-    """Terminators around the end of a CRLF file patched by an LF diff (the diff could not say them)."""
+    """Terminators around the end of a CRLF file patched by an LF diff (the diff could not say
+    them)."""
     if not out:
         return
     last_new = next((line for line in reversed(hunk.lines) if line.tag != "-"), None)

@@ -32,8 +32,8 @@ HINTS: dict[str, str] = {
     ),
     "unsupported_git_patch_feature": (
         "ApplyPatch applies text hunks and renames only: binary patches, copy headers, symlinks, "
-        "submodules and mode-only or empty-file changes are not supported ('index', 'similarity index' "
-        "and mode lines are accepted but ignored). Express the change as text hunks."
+        "submodules and mode-only or empty-file changes are not supported ('index', 'similarity "
+        "index' and mode lines are accepted but ignored). Express the change as text hunks."
     ),
     "rename_path_mismatch": (
         "A rename needs both 'rename from <old>' and 'rename to <new>' (paths without "
@@ -74,13 +74,16 @@ HINTS: dict[str, str] = {
         "ApplyPatch edits UTF-8 text files only; this file is not valid UTF-8 or "
         "contains NUL bytes, so it was left untouched."
     ),
-    "io_error": "The patch was valid but the filesystem refused the change; nothing was written. Check "
-    "permissions and free space, then retry.",
+    "io_error": (
+        "The patch was valid but the filesystem refused the change; nothing was written. Check "
+        "permissions and free space, then retry."
+    ),
 }
 
 
 class PatchError(Exception):
-    """A patch that cannot be applied: a stable `kind`, a message, details and the rule's recovery hint.
+    """A patch that cannot be applied: a stable `kind`, a message, details and the rule's
+    recovery hint.
 
     The ApplyPatch tool turns it into the tool error envelope; the engine knows nothing of tools.
     """

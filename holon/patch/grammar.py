@@ -1,4 +1,5 @@
-"""The Lark grammar of the ApplyPatch subset, offered as a freeform (custom) tool on Responses transports."""
+"""The Lark grammar of the ApplyPatch subset, offered as a freeform (custom) tool on Responses
+transports."""
 
 from pathlib import Path
 

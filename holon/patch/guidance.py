@@ -6,13 +6,21 @@ from typing import Literal
 
 _INTRO = """Use ApplyPatch for file mutations.
 
-The patch body must be unified diff text. Do not use the old `*** Begin Patch` / `*** Update File:` format.
+The patch body must be unified diff text. Do not use the old `*** Begin Patch` / \
+`*** Update File:` format.
 """
 
 _RULES = """
-Each file patch is `--- a/<path>` then `+++ b/<path>` then one or more `@@ -old_start,old_count +new_start,new_count @@` hunks whose lines start with ` ` (context), `-` (removed) or `+` (added). Paths are relative to the working directory. Add a file with `--- /dev/null`, delete one with `+++ /dev/null`, and rename with `diff --git a/<old> b/<new>`, `rename from <old>`, `rename to <new>` (then `---`/`+++` and hunks if the content changes too). Put all hunks for one file in a single file patch, in file order.
+Each file patch is `--- a/<path>` then `+++ b/<path>` then one or more \
+`@@ -old_start,old_count +new_start,new_count @@` hunks whose lines start with ` ` (context), `-` \
+(removed) or `+` (added). Paths are relative to the working directory. Add a file with \
+`--- /dev/null`, delete one with `+++ /dev/null`, and rename with `diff --git a/<old> b/<new>`, \
+`rename from <old>`, `rename to <new>` (then `---`/`+++` and hunks if the content changes too). \
+Put all hunks for one file in a single file patch, in file order.
 
-Give line numbers from the file as you last read it. Context and removed lines must match the file exactly; include enough unchanged context for each hunk to match one place. If ApplyPatch reports that context was not found, reread that region of the file before retrying.
+Give line numbers from the file as you last read it. Context and removed lines must match the file \
+exactly; include enough unchanged context for each hunk to match one place. If ApplyPatch reports \
+that context was not found, reread that region of the file before retrying.
 """
 
 _JSON = """
@@ -21,7 +29,8 @@ Call ApplyPatch with a JSON object whose `patch` string holds the unified diff:
 """
 
 _FREEFORM = """
-ApplyPatch is a freeform tool: emit the unified diff body directly as its input, with no JSON wrapper and no code fence:
+ApplyPatch is a freeform tool: emit the unified diff body directly as its input, with no JSON \
+wrapper and no code fence:
 --- a/path
 +++ b/path
 @@ -1,1 +1,1 @@
@@ -31,7 +40,8 @@ ApplyPatch is a freeform tool: emit the unified diff body directly as its input,
 
 
 def prompt_guidance(exposure: Literal["freeform", "json"]) -> str:
-    """The ApplyPatch section of the system prompt for a provider exposing the tool as `exposure`."""
+    """The ApplyPatch section of the system prompt for a provider exposing the tool as
+    `exposure`."""
     if exposure == "freeform":
         return _INTRO + _FREEFORM + _RULES
     if exposure == "json":

@@ -47,7 +47,8 @@ class Locator:
         self._relaxed: dict[str, list[int]] | None = None
 
     def place(self, hunk: Hunk, number: int, hint: int, lo: int) -> Placement:
-        """Where hunk `number` (1-based) applies, given its hinted start and the end of the previous hunk."""
+        """Where hunk `number` (1-based) applies, given its hinted start and the end of the previous
+        hunk."""
         old, n = hunk.old_lines, len(self.keys)
         if not old:  # a pure insertion has no context: its line number is all there is
             return Placement(n if hunk.at_eof else min(max(hint, lo), n), False)
@@ -100,8 +101,8 @@ class Locator:
         lines = ", ".join(str(s + 1) for s in starts[:10]) + (", ..." if len(starts) > 10 else "")
         return patch_error(
             "ambiguous_context",
-            f"{self.path}: hunk {number} ({hunk.header}) matches {len(starts)} places (lines {lines}) and "
-            f"its hinted line {hint + 1} is not one of them",
+            f"{self.path}: hunk {number} ({hunk.header}) matches {len(starts)} places (lines "
+            f"{lines}) and its hinted line {hint + 1} is not one of them",
             path=self.path,
             hunk=number,
             hint_line=hint + 1,
@@ -123,8 +124,8 @@ class Locator:
         if diverged is None:  # the text is there, but where this hunk may not go
             why = (
                 (
-                    "it lies before the end of the previous hunk (hunks must be in file order and must not "
-                    "overlap)"
+                    "it lies before the end of the previous hunk (hunks must be in file order and "
+                    "must not overlap)"
                 )
                 if best < lo
                 else "a '\\ No newline at end of file' marker pins it to the end of the file"
@@ -134,9 +135,9 @@ class Locator:
         else:
             found = self.keys[best + diverged] if 0 <= best + diverged < n else None
             detail = (
-                f"nearest similar text at line {best + 1} ({votes} of {len(old)} lines equal), first "
-                f"difference at line {best + diverged + 1}: expected {_clip(old[diverged])!r}, "
-                f"found {_clip(found)!r}"
+                f"nearest similar text at line {best + 1} ({votes} of {len(old)} lines equal), "
+                f"first difference at line {best + diverged + 1}: expected "
+                f"{_clip(old[diverged])!r}, found {_clip(found)!r}"
             )
             divergence = {
                 "hunk_line": diverged + 1,
@@ -158,7 +159,8 @@ class Locator:
         )
 
     def _nearest(self, old: list[str], hint: int) -> tuple[int, int]:
-        """The start whose lines agree (ignoring surrounding whitespace) with most old lines, nearest the hint."""
+        """The start whose lines agree (ignoring surrounding whitespace) with most old lines,
+        nearest the hint."""
         stripped: dict[str, list[int]] = {}
         for i, key in enumerate(self.keys):
             stripped.setdefault(key.strip(), []).append(i)

@@ -10,7 +10,8 @@ Op = Literal["modify", "add", "delete", "rename"]
 
 @dataclass(frozen=True)
 class BodyLine:
-    """One hunk line: tag ' ' (context), '-' (removed) or '+' (added), text without its terminator."""
+    """One hunk line: tag ' ' (context), '-' (removed) or '+' (added), text without its
+    terminator."""
 
     tag: str
     text: str
@@ -19,7 +20,8 @@ class BodyLine:
 
 @dataclass
 class Hunk:
-    """One `@@ -a,b +c,d @@` hunk; header numbers and counts are hints, the body is the authority."""
+    """One `@@ -a,b +c,d @@` hunk; header numbers and counts are hints, the body is the
+    authority."""
 
     old_start: int
     old_count: int
@@ -51,7 +53,8 @@ class Hunk:
 
 @dataclass
 class FilePatch:
-    """The changes to one file: modify, add (`--- /dev/null`), delete (`+++ /dev/null`) or rename."""
+    """The changes to one file: modify, add (`--- /dev/null`), delete (`+++ /dev/null`) or
+    rename."""
 
     op: Op
     old_path: str | None

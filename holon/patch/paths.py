@@ -33,7 +33,8 @@ def unquote(raw: str) -> str:
 
 
 def header_path(raw: str) -> str | None:
-    """The path of a `---`/`+++` line: tab-separated timestamps dropped, a/ b/ stripped, None for /dev/null."""
+    """The path of a `---`/`+++` line: tab-separated timestamps dropped, a/ b/ stripped, None for
+    /dev/null."""
     path = unquote(raw.rstrip("\r").split("\t", 1)[0].rstrip(" "))
     if path == DEV_NULL:
         return None

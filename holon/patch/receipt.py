@@ -1,4 +1,5 @@
-"""ApplyPatch's canonical result (changed paths, hunk counts, diagnostics) and its textual receipt."""
+"""ApplyPatch's canonical result (changed paths, hunk counts, diagnostics) and its textual
+receipt."""
 
 from __future__ import annotations
 

@@ -22,7 +22,8 @@ class TextFile:
 
 
 def decode(data: bytes, path: str) -> TextFile:
-    """Split `data` into lines; non-UTF-8 or NUL-bearing (binary) content is refused, never guessed."""
+    """Split `data` into lines; non-UTF-8 or NUL-bearing (binary) content is refused, never
+    guessed."""
     if b"\0" in data:
         raise patch_error(
             "unsupported_encoding", f"{path}: contains NUL bytes (binary content)", path=path

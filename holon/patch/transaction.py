@@ -96,7 +96,8 @@ def _require_absent(path: Path, label: str) -> None:
 
 
 def commit(changes: list[Change]) -> None:
-    """Stage every write, then rename them all into place, then unlink deletions and rename sources."""
+    """Stage every write, then rename them all into place, then unlink deletions and rename
+    sources."""
     staged: list[tuple[Path, Path]] = []
     made: list[Path] = []
     try:

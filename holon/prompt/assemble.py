@@ -113,8 +113,8 @@ def build_frame(
 def message_text(data: dict[str, Any]) -> str:
     """A message as the model sees it: a provenance line, then the body."""
     head = (
-        f"[{data.get('message_kind')} · origin {data.get('origin_kind')} · {data.get('authority_class')}"
-        f" · trust {data.get('trust')}]"
+        f"[{data.get('message_kind')} · origin {data.get('origin_kind')} · "
+        f"{data.get('authority_class')} · trust {data.get('trust')}]"
     )
     return f"{head}\n{data.get('text', '')}"
 
@@ -156,7 +156,8 @@ def items_from(entries: list[dict[str, Any]]) -> list[Any]:
 
 
 def _close(items: list[Any], open_calls: dict[str, ToolCall]) -> None:
-    """A call left without a result (a crash long ago) still gets one, so every API accepts the history."""
+    """A call left without a result (a crash long ago) still gets one, so every API accepts the
+    history."""
     for call in list(open_calls.values()):
         items.append(
             ToolResultItem(

@@ -1,4 +1,5 @@
-"""The work queue as the model sees it: the work-queue context block and the stale-progress reminder."""
+"""The work queue as the model sees it: the work-queue context block and the stale-progress
+reminder."""
 
 from __future__ import annotations
 
@@ -139,7 +140,7 @@ def stale_reminder(
     if rec.get("blocked_by"):
         lines.append(f"blocked_by: {rec['blocked_by']}")
     lines.append(
-        "If you made material progress, hit a blocker or changed scope, record it with UpdateWorkItem; "
-        "otherwise carry on."
+        "If you made material progress, hit a blocker or changed scope, record it with "
+        "UpdateWorkItem; otherwise carry on."
     )
     return "\n".join(lines)[: max(1, max_tokens) * 4]

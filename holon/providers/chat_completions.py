@@ -1,4 +1,5 @@
-"""OpenAI-compatible Chat Completions (`openai_chat_completions`) for configured and a few built-in providers.
+"""OpenAI-compatible Chat Completions (`openai_chat_completions`) for
+configured and a few built-in providers.
 
 A `[providers.NAME]` table in `$HOLON_HOME/config.toml` with
 `transport = "openai_chat_completions"`, `base_url` and (optionally)

@@ -1,4 +1,5 @@
-"""`openai-codex/*`: Responses with `stream: true` against the ChatGPT Codex backend, via the `openai` SDK.
+"""`openai-codex/*`: Responses with `stream: true` against the ChatGPT Codex
+backend, via the `openai` SDK.
 
 Request differences from `openai/*`: `stream: true`, `store: false`,
 `include: []`, `reasoning: null`, and no `max_output_tokens` (the backend

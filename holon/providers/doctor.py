@@ -1,4 +1,5 @@
-"""`provider_doctor()`: every built-in and configured provider, its transport, endpoint and credential presence.
+"""`provider_doctor()`: every built-in and configured provider, its
+transport, endpoint and credential presence.
 
 Reports whether a credential is present, never its value, and the retry
 policy the runner applies. Imports no SDK.

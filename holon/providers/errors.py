@@ -1,8 +1,10 @@
-"""SDK exceptions -> ProviderFailure: one classification for every transport, never carrying a secret.
+"""SDK exceptions -> ProviderFailure: one classification for every transport,
+never carrying a secret.
 
     APITimeoutError                      timeout            (retryable)
     APIConnectionError (reset, refused)  connection         (retryable)
-    APIStatusError 429                   rate_limited       (retryable; retry-after / retry-after-ms parsed)
+    APIStatusError 429                   rate_limited       (retryable; retry-after /
+                                                             retry-after-ms parsed)
     APIStatusError 408                   timeout            (retryable)
     APIStatusError 5xx                   server_error       (retryable)
     APIStatusError 401 / 403             auth               (fail fast)
@@ -38,7 +40,8 @@ _BEARER = re.compile(r"(Bearer\s+)[A-Za-z0-9._~+/=-]+", re.IGNORECASE)
 
 
 class Probe:
-    """httpx2 event hooks for one request: was it sent, did response headers arrive, with what status."""
+    """httpx2 event hooks for one request: was it sent, did response headers arrive, with what
+    status."""
 
     def __init__(self) -> None:
         self.sent = False
@@ -101,7 +104,8 @@ def retry_after_seconds(headers: Any) -> float | None:
 
 
 def error_fields(body: Any) -> tuple[str | None, str | None, str]:
-    """(code, type, message) from an OpenAI, Anthropic or chat-completions error body (or its `error`)."""
+    """(code, type, message) from an OpenAI, Anthropic or chat-completions error body (or its
+    `error`)."""
     err = body.get("error", body) if isinstance(body, dict) else body
     if isinstance(err, dict):
         code = err.get("code")
@@ -146,7 +150,8 @@ def from_exception(
     url: str | None = None,
     secrets: tuple[str, ...] = (),
 ) -> ProviderFailure:
-    """Classify an exception raised by the openai / anthropic SDK (or by JSON decoding) for one request."""
+    """Classify an exception raised by the openai / anthropic SDK (or by JSON decoding) for one
+    request."""
     names = _class_names(exc)
     chain = source_chain(exc)
     chain_set = {name.rsplit(".", 1)[-1] for name in chain}
@@ -217,7 +222,8 @@ def from_exception(
 
 
 def stream_error_kind(code: str | None, etype: str | None) -> str:
-    """Kind for an error reported inside a 200 response (`response.failed`, an SSE `error` event)."""
+    """Kind for an error reported inside a 200 response (`response.failed`, an SSE `error`
+    event)."""
     key = (code or etype or "").lower()
     if key in _CONTEXT_CODES:
         return "context_length_exceeded"

@@ -1,4 +1,5 @@
-"""Tool-call replay shared by transports: a call made as freeform text or as JSON, lowered for the other kind."""
+"""Tool-call replay shared by transports: a call made as freeform text or as JSON, lowered for the
+other kind."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from holon.model.conversation import ToolCall, ToolDefinition
 
 
 def freeform_text(call: ToolCall) -> str:
-    """The freeform payload of a call: its raw text, or the one string argument a JSON transport carried."""
+    """The freeform payload of a call: its raw text, or the one string argument a JSON transport
+    carried."""
     if call.raw_arguments is not None:
         return call.raw_arguments
     args = call.arguments or {}

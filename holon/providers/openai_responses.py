@@ -35,7 +35,8 @@ def sdk_client(
     probe: errors.Probe,
     headers: dict[str, str] | None = None,
 ) -> Any:
-    """An `openai.OpenAI` client with SDK retries off, an explicit timeout and the probe's event hooks."""
+    """An `openai.OpenAI` client with SDK retries off, an explicit timeout and the probe's event
+    hooks."""
     import openai
 
     http = openai.DefaultHttpxClient(timeout=timeout_s, event_hooks=probe.hooks())
@@ -59,7 +60,8 @@ def sdk_errors() -> tuple[type[BaseException], ...]:
 
 
 def tools_payload(tools: list[ToolDefinition]) -> list[dict[str, Any]]:
-    """Function tools (`strict` always explicit); a freeform-grammar tool becomes a `custom` tool."""
+    """Function tools (`strict` always explicit); a freeform-grammar tool becomes a `custom`
+    tool."""
     out: list[dict[str, Any]] = []
     for tool in tools:
         if tool.freeform_grammar is not None:

@@ -57,7 +57,8 @@ def run_round(
     sleep: Callable[[float], None] = time.sleep,
     before_request: Callable[[], None] | None = None,
 ) -> tuple[ProviderResponse, dict[str, Any]]:
-    """Run one provider round over the model chain; returns (response, timeline) or raises RoundFailed."""
+    """Run one provider round over the model chain; returns (response, timeline) or raises
+    RoundFailed."""
     attempts: list[dict[str, Any]] = []
     timeline: dict[str, Any] = {"attempts": attempts, "requested_model_ref": chain[0]}
     last: ProviderFailure | None = None

@@ -1,4 +1,5 @@
-"""Due work that becomes queue messages at the start of a tick: timers, wake hints, rechecks, activation.
+"""Due work that becomes queue messages at the start of a tick: timers, wake
+hints, rechecks, activation.
 
 Runs under the turn lock. Nothing here refreshes `next_due`: the tick does that
 once at its end (and after each turn), see holon.runtime.tick.
@@ -30,13 +31,14 @@ def fire_due(agent: Agent, *, activate: bool = True) -> list[str]:
 
 
 def _rechecks(agent: Agent) -> list[str]:
-    """A blocked work item whose recheck time has come gets one reminder (the item itself is unchanged)."""
+    """A blocked work item whose recheck time has come gets one reminder (the item itself is
+    unchanged)."""
     out = []
     for rec in workitems.due_rechecks(agent.home, clock.now_ts()):
         text = (
             f"Recheck reminder for work item {rec['id']} ({rec['objective']}): it is blocked by "
-            f'"{rec["blocked_by"]}" since before {rec["recheck_at"]}. Inspect the blocker; update or '
-            "clear blocked_by with UpdateWorkItem. This reminder does not change the item."
+            f'"{rec["blocked_by"]}" since before {rec["recheck_at"]}. Inspect the blocker; update '
+            "or clear blocked_by with UpdateWorkItem. This reminder does not change the item."
         )
         env = admission.admit(
             agent.home,
@@ -71,7 +73,10 @@ def _activate(agent: Agent) -> list[str]:
     if signal["reactivation_mode"] == "continue_active":
         text = f"Continue work item {rec['id']}: {rec['objective']}"
     else:
-        text = "Runnable work items are queued and none is current; pick one with PickWorkItem and continue."
+        text = (
+            "Runnable work items are queued and none is current; pick one with PickWorkItem and "
+            "continue."
+        )
     env = admission.admit(
         agent.home,
         "runtime",

@@ -94,7 +94,8 @@ def tick(
 
 
 def _claim(agent: Agent, report: TickReport) -> tuple[str, MessageEnvelope] | None:
-    """The next message, validated once into its envelope; one that is not a valid envelope is set aside."""
+    """The next message, validated once into its envelope; one that is not a valid envelope is set
+    aside."""
     while True:
         claimed = agent.home.queue.claim()
         if claimed is None:
@@ -231,7 +232,8 @@ def recover(agent: Agent, report: TickReport) -> None:
 def _dead_letter(
     agent: Agent, name: str, record: dict[str, Any], report: TickReport, reason: str | None = None
 ) -> None:
-    """Set a message aside in queue/dead/ with a failure brief (after too many deliveries, or unreadable)."""
+    """Set a message aside in queue/dead/ with a failure brief (after too many deliveries, or
+    unreadable)."""
     message_id = str(record.get("id") or name)
     agent.home.queue.rewrite_cur(name, record)
     agent.home.queue.dead_letter(name)

@@ -1,4 +1,5 @@
-"""Artifacts: full payloads (command output, failure details) kept on disk and referenced by path."""
+"""Artifacts: full payloads (command output, failure details) kept on disk and referenced by
+path."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Run one command: completed within its yield, promoted to a supervised command_task, or already running."""
+"""Run one command: completed within its yield, promoted to a supervised command_task, or already
+running."""
 
 from __future__ import annotations
 

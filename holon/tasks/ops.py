@@ -1,4 +1,5 @@
-"""Task inspection and control shared by the Task* tools and `holon task`: status, output, input, stop, list."""
+"""Task inspection and control shared by the Task* tools and `holon task`: status, output, input,
+stop, list."""
 
 from __future__ import annotations
 

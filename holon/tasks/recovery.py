@@ -54,7 +54,9 @@ def _recover_one(agent: Agent, task_id: str, supervisor_pid: int) -> bool:
     failure = {
         "kind": "supervisor_lost",
         "task_id": task_id,
-        "message": "the task's supervisor process ended unexpectedly; output after that point was lost",
+        "message": (
+            "the task's supervisor process ended unexpectedly; output after that point was lost"
+        ),
         "supervisor_pid": supervisor_pid,
         "command_pid": pid,
         "command_was_running": was_running,

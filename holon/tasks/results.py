@@ -1,4 +1,5 @@
-"""A task's end: persist the terminal TaskRecord, then re-enter the agent's queue as a task_result."""
+"""A task's end: persist the terminal TaskRecord, then re-enter the agent's queue as a
+task_result."""
 
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ def finish(
     signal: int | None = None,
     failure: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Write the terminal record (authoritative from here on), admit the task_result, drop the marker."""
+    """Write the terminal record (authoritative from here on), admit the task_result, drop the
+    marker."""
     record["status"] = status
     record["exit_status"] = exit_status
     record["signal"] = signal

@@ -1,4 +1,5 @@
-"""Start a command directly, collect its output until it ends or its yield expires, then hand it off.
+"""Start a command directly, collect its output until it ends or its yield
+expires, then hand it off.
 
 Design (measured against the ExecCommand-of-`true` benchmark):
 
@@ -229,7 +230,8 @@ def kill_group(pgid: int, grace: float = 2.0) -> str:
 
 
 def _only_zombies(pgid: int) -> bool:
-    """True when every process left in the group is a zombie (the group leader may wait to be reaped)."""
+    """True when every process left in the group is a zombie (the group leader may wait to be
+    reaped)."""
     return not group_members(pgid)
 
 
@@ -257,5 +259,6 @@ def start_supervisor(home: Home, task_id: str, run: Running) -> int:
             env=env,
             close_fds=True,
         )
-    sup.wait()  # it forks the real supervisor and exits once the active marker names it (no zombie here)
+    # it forks the real supervisor and exits once the active marker names it (no zombie here)
+    sup.wait()
     return read_marker(home, task_id)

@@ -1,4 +1,5 @@
-"""ApplyPatch: the file-mutation tool over holon.patch; one unified diff per call, applied all or nothing."""
+"""ApplyPatch: the file-mutation tool over holon.patch; one unified diff per call, applied all or
+nothing."""
 
 from __future__ import annotations
 
@@ -14,16 +15,17 @@ from holon.patch.transaction import commit, plan
 from holon.tools.base import RenderPolicy, Tool, ToolArgs, ToolContext, ToolFailure, ToolOutput
 
 DESCRIPTION = (
-    "Create, edit, delete and rename text files by applying a unified diff (the format of `git diff` "
-    "and `diff -u`). One call may change several files; either every file patch applies or nothing "
-    "changes. Each file patch is `--- a/<path>`, `+++ b/<path>`, then hunks "
-    "`@@ -old_start,old_count +new_start,new_count @@` whose lines start with ' ' (context), '-' (remove) "
-    "or '+' (add). Add a file with `--- /dev/null`, delete one with `+++ /dev/null`, rename with "
-    "`diff --git a/<old> b/<new>` + `rename from <old>` + `rename to <new>` (optionally followed by "
-    "---/+++ and hunks). Paths are relative to the working directory and must stay inside the workspace. "
-    "Context and removed lines must match the file exactly; line numbers are hints, so include about "
-    "three unchanged context lines per hunk. Not supported: binary files, copies, symlinks, submodules; "
-    "mode lines are accepted but never applied. Do not use the `*** Begin Patch` format."
+    "Create, edit, delete and rename text files by applying a unified diff (the format of "
+    "`git diff` and `diff -u`). One call may change several files; either every file patch applies "
+    "or nothing changes. Each file patch is `--- a/<path>`, `+++ b/<path>`, then hunks "
+    "`@@ -old_start,old_count +new_start,new_count @@` whose lines start with ' ' (context), '-' "
+    "(remove) or '+' (add). Add a file with `--- /dev/null`, delete one with `+++ /dev/null`, "
+    "rename with `diff --git a/<old> b/<new>` + `rename from <old>` + `rename to <new>` "
+    "(optionally followed by ---/+++ and hunks). Paths are relative to the working directory and "
+    "must stay inside the workspace. Context and removed lines must match the file exactly; line "
+    "numbers are hints, so include about three unchanged context lines per hunk. Not supported: "
+    "binary files, copies, symlinks, submodules; mode lines are accepted but never applied. Do not "
+    "use the `*** Begin Patch` format."
 )
 
 

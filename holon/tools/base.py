@@ -70,7 +70,8 @@ class SleepEffect(BaseModel):
 
 
 class CompletionEffect(BaseModel):
-    """A work item was completed with a report: it becomes the turn's brief (visibility work_done)."""
+    """A work item was completed with a report: it becomes the turn's brief (visibility
+    work_done)."""
 
     model_config = ConfigDict(extra="forbid")
     work_item_id: str
@@ -105,7 +106,8 @@ class ToolOutput:
 
 @dataclass
 class CallOutcome:
-    """One finished call: the canonical envelope (stored), its receipt (shown), its effects (applied)."""
+    """One finished call: the canonical envelope (stored), its receipt (shown), its effects
+    (applied)."""
 
     envelope: dict[str, Any]
     rendered: str

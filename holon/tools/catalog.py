@@ -1,4 +1,5 @@
-"""The built-in tool catalog: model-facing name -> "module:Class" (a module is imported only when used)."""
+"""The built-in tool catalog: model-facing name -> "module:Class" (a module is imported only when
+used)."""
 
 BUILTINS: dict[str, str] = {
     "ApplyPatch": "holon.tools.apply_patch:ApplyPatch",

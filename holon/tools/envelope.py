@@ -1,4 +1,7 @@
-"""The canonical tool result envelope and the bounded error receipt (rfc-tool-result-envelope)."""
+"""The canonical tool result envelope and the bounded error receipt.
+
+See docs/specs/rfc-tool-result-envelope.md.
+"""
 
 from __future__ import annotations
 

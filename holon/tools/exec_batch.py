@@ -1,4 +1,5 @@
-"""ExecCommandBatch: a sequential batch of restricted ExecCommand items; no promotion, per-item status."""
+"""ExecCommandBatch: a sequential batch of restricted ExecCommand items; no promotion, per-item
+status."""
 
 from __future__ import annotations
 

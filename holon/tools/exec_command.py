@@ -1,4 +1,5 @@
-"""ExecCommand: run a shell command; completed within its yield, or promoted to a background command_task."""
+"""ExecCommand: run a shell command; completed within its yield, or promoted to a background
+command_task."""
 
 from __future__ import annotations
 
@@ -15,10 +16,11 @@ from holon.tools.base import RenderPolicy, Tool, ToolArgs, ToolContext, ToolFail
 
 GUIDANCE = (
     "ExecCommand runs shell commands in the execution root. Inspect with `rg --files`, `rg -n`, "
-    "`sed -n START,ENDp`, `head` and `tail` rather than whole-file `cat`. A command still running after "
-    "`yield_time_ms` becomes a background task (disposition promoted_to_task). Do not poll it with "
-    "TaskOutput or TaskStatus: end your turn (Sleep) and the task_result message wakes you when it ends. "
-    "Use TaskInput to type into tasks started with accepts_input or tty, and TaskStop to stop them."
+    "`sed -n START,ENDp`, `head` and `tail` rather than whole-file `cat`. A command still running "
+    "after `yield_time_ms` becomes a background task (disposition promoted_to_task). Do not poll "
+    "it with TaskOutput or TaskStatus: end your turn (Sleep) and the task_result message wakes "
+    "you when it ends. Use TaskInput to type into tasks started with accepts_input or tty, and "
+    "TaskStop to stop them."
 )
 
 
@@ -215,8 +217,9 @@ def render_command(summary: str, r: dict[str, Any]) -> str:
     handle = r["task_handle"]
     if disp == "already_running":
         return (
-            f"{summary}: `{r['command']['cmd']}` (task_id {handle['task_id']}). Its task_result will arrive "
-            "when it ends; use TaskStatus/TaskOutput with this task_id, or duplicate_policy=start_new."
+            f"{summary}: `{r['command']['cmd']}` (task_id {handle['task_id']}). Its task_result "
+            "will arrive when it ends; use TaskStatus/TaskOutput with this task_id, or "
+            "duplicate_policy=start_new."
         )
     lines = [
         f"{summary} (task_id {handle['task_id']}).",

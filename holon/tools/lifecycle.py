@@ -15,10 +15,10 @@ class Sleep(Tool):
     name = "Sleep"
     family = "lifecycle"
     description = (
-        "End your turn and rest until something wakes you: an operator prompt, a message, a timer or a "
-        "task_result. After starting a long task, end the turn with Sleep and let the task_result "
-        "wake you instead of polling. Omit duration_ms to rest until woken; a positive duration_ms "
-        "also wakes you with a timer after that many milliseconds."
+        "End your turn and rest until something wakes you: an operator prompt, a message, a timer "
+        "or a task_result. After starting a long task, end the turn with Sleep and let the "
+        "task_result wake you instead of polling. Omit duration_ms to rest until woken; a "
+        "positive duration_ms also wakes you with a timer after that many milliseconds."
     )
     guidance: ClassVar[str] = (
         "Sleep: after starting a long task, end the turn (call Sleep) and let the "

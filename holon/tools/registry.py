@@ -45,7 +45,8 @@ def all_tools() -> list[Tool]:
 
 
 def _load_plugins() -> None:
-    """Extra tools named in HOLON_TOOL_PLUGINS ("module:Class,..."): site-specific tools, test probes."""
+    """Extra tools named in HOLON_TOOL_PLUGINS ("module:Class,..."): site-specific tools, test
+    probes."""
     global _plugins_loaded
     if _plugins_loaded:
         return

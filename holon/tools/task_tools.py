@@ -1,4 +1,5 @@
-"""Task family tools: TaskStatus, TaskOutput, TaskInput, TaskStop, TaskList (over holon.tasks.ops)."""
+"""Task family tools: TaskStatus, TaskOutput, TaskInput, TaskStop, TaskList (over
+holon.tasks.ops)."""
 
 from __future__ import annotations
 
@@ -80,9 +81,9 @@ class TaskOutput(_TaskTool):
         "output. Blocks until the task ends (timeout_ms, default 30000) unless block=false."
     )
     guidance: ClassVar[str] = (
-        "TaskOutput is for reading a task's output after its task_result arrived, or once when you truly "
-        "need it now. To wait for a task, end the turn (Sleep): the task_result message wakes you. "
-        "Never loop on TaskOutput or TaskStatus."
+        "TaskOutput is for reading a task's output after its task_result arrived, or once when "
+        "you truly need it now. To wait for a task, end the turn (Sleep): the task_result message "
+        "wakes you. Never loop on TaskOutput or TaskStatus."
     )
     Args = TaskOutputArgs
 

@@ -1,4 +1,5 @@
-"""Work-item tools: CreateWorkItem, PickWorkItem, UpdateWorkItem, CompleteWorkItem, GetWorkItem, ListWorkItems."""
+"""Work-item tools: CreateWorkItem, PickWorkItem, UpdateWorkItem, CompleteWorkItem, GetWorkItem,
+ListWorkItems."""
 
 from __future__ import annotations
 
@@ -19,11 +20,12 @@ from holon.tools.base import (
 )
 
 GUIDANCE = """\
-Work items track long objectives across turns: CreateWorkItem, then PickWorkItem to focus it. Update \
-plan_status, todo_list (a full snapshot each time) and blocked_by as bookkeeping after material progress \
-(a file change, a verification result, a blocker found); the plan body lives in the plan artifact file, \
-edit it directly. When the objective is done, write the operator-facing report as your text in the same \
-response that calls CompleteWorkItem; that text becomes the completion report."""
+Work items track long objectives across turns: CreateWorkItem, then PickWorkItem to focus it. \
+Update plan_status, todo_list (a full snapshot each time) and blocked_by as bookkeeping after \
+material progress (a file change, a verification result, a blocker found); the plan body lives in \
+the plan artifact file, edit it directly. When the objective is done, write the operator-facing \
+report as your text in the same response that calls CompleteWorkItem; that text becomes the \
+completion report."""
 
 
 class Todo(BaseModel):
@@ -59,7 +61,10 @@ class CreateWorkItem(Tool):
     name = "CreateWorkItem"
     family = "work"
     mutates = True
-    description = "Create an open work item for a high-level objective (optional plan prose seeds its plan.md)."
+    description = (
+        "Create an open work item for a high-level objective (optional plan prose seeds its "
+        "plan.md)."
+    )
     guidance: ClassVar[str] = GUIDANCE
 
     class Args(ToolArgs):
@@ -112,9 +117,9 @@ class UpdateWorkItem(Tool):
     family = "work"
     mutates = True
     description = (
-        "Update an open work item. todo_list replaces the whole checklist. blocked_by (null clears) "
-        "records what the item waits on; recheck_after (positive ms, only with blocked_by) sets when "
-        "the runtime reminds you to recheck, else a default applies."
+        "Update an open work item. todo_list replaces the whole checklist. blocked_by (null "
+        "clears) records what the item waits on; recheck_after (positive ms, only with "
+        "blocked_by) sets when the runtime reminds you to recheck, else a default applies."
     )
 
     class Args(ToolArgs):
@@ -156,8 +161,8 @@ class CompleteWorkItem(Tool):
     family = "work"
     mutates = True
     description = (
-        "Mark a work item completed. Write the operator-facing completion report as your text in the "
-        "same response as this call; it becomes the item's report and the result brief."
+        "Mark a work item completed. Write the operator-facing completion report as your text in "
+        "the same response as this call; it becomes the item's report and the result brief."
     )
 
     class Args(ToolArgs):
@@ -206,7 +211,10 @@ class CompleteWorkItem(Tool):
 class GetWorkItem(Tool):
     name = "GetWorkItem"
     family = "work"
-    description = "Read one work item: fields, readiness, plan_artifact (path, preview) and completion report."
+    description = (
+        "Read one work item: fields, readiness, plan_artifact (path, preview) and completion "
+        "report."
+    )
 
     class Args(ToolArgs):
         work_item_id: str

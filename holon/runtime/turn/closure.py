@@ -30,7 +30,8 @@ _ANSWERS = {
 
 @dataclass
 class TurnOutcome:
-    """What a settled turn leaves behind: the tools' effects and the work queue's closure signals."""
+    """What a settled turn leaves behind: the tools' effects and the work queue's closure
+    signals."""
 
     effects: ToolEffects = field(default_factory=ToolEffects)
     waiting_reason: str | None = None
@@ -56,7 +57,8 @@ def tool_effects(ts: TurnState) -> ToolEffects:
 
 
 def turn_outcome(agent: Agent, ts: TurnState) -> TurnOutcome:
-    """Effects plus closure signals, after committing the bound item's blocker (idempotent on resume)."""
+    """Effects plus closure signals, after committing the bound item's blocker (idempotent on
+    resume)."""
     out = TurnOutcome(effects=tool_effects(ts))
     state = agent.state()
     bound = state.bound_work_item_id
@@ -111,7 +113,8 @@ def _signals(agent: Agent, effects: ToolEffects) -> tuple[str | None, dict[str, 
 def _commit_bound(
     agent: Agent, bound: dict[str, Any] | None, effects: ToolEffects, state: AgentState
 ) -> None:
-    """Runtime facts show a blocking wait (the turn slept on active tasks): record it on the bound item."""
+    """Runtime facts show a blocking wait (the turn slept on active tasks): record it on the bound
+    item."""
     if not bound or bound.get("state") != "open" or bound.get("blocked_by"):
         return
     if effects.sleep is not None and state.active_task_ids:

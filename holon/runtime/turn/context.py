@@ -1,4 +1,5 @@
-"""What a turn runs against: the model chain, the execution root, the tool context and the provider request."""
+"""What a turn runs against: the model chain, the execution root, the tool context and the provider
+request."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ FREEFORM_PROVIDERS = ("openai", "openai-codex")
 
 
 def model_chain(agent: Agent, override: str | None = None) -> list[str] | None:
-    """The model refs to try in order (primary, then fallbacks), or None when no model is configured."""
+    """The model refs to try in order (primary, then fallbacks), or None when no model is
+    configured."""
     primary, _ = budget.effective_model(agent, override)
     if not primary:
         return None
@@ -78,7 +80,8 @@ def apply_patch_guidance(model_ref: str) -> str:
 
 
 def build_request(agent: Agent, model_ref: str, ts: Any = None) -> ProviderRequest:
-    """The provider request for the next round: prompt frame, conversation window and tool catalog."""
+    """The provider request for the next round: prompt frame, conversation window and tool
+    catalog."""
     tools = registry.all_tools()
     defs = definitions(tools, "relaxed")
     digest = json.dumps([d.model_dump() for d in defs], sort_keys=True)
@@ -98,8 +101,8 @@ def build_request(agent: Agent, model_ref: str, ts: Any = None) -> ProviderReque
     trigger = read_json(agent.home.trigger_descriptor)
     if trigger and trigger.get("status") == "active":
         context.append(
-            f"External trigger: {trigger['external_trigger_id']} active (wake_hint); its token is a "
-            "capability secret held by your operator, never repeat or store it"
+            f"External trigger: {trigger['external_trigger_id']} active (wake_hint); its token is "
+            "a capability secret held by your operator, never repeat or store it"
         )
     work = workqueue.projection(agent)
     if work:

@@ -28,7 +28,9 @@ INTERRUPTED = {
     "message": "tool call was interrupted by a crash; its outcome is unknown",
     "details": None,
     "retryable": True,
-    "recovery_hint": "check whether the action took effect (inspect files or state) before retrying it",
+    "recovery_hint": (
+        "check whether the action took effect (inspect files or state) before retrying it"
+    ),
 }
 
 
@@ -173,10 +175,14 @@ def _call_tool(
             call["name"],
             {
                 "kind": "truncated_mutation_tool_call",
-                "message": f"{call['name']} was not run: the model's output hit its token limit, so the call "
-                "may be cut off",
+                "message": (
+                    f"{call['name']} was not run: the model's output hit its token limit, so the "
+                    "call may be cut off"
+                ),
                 "details": {"tool_name": call["name"]},
-                "recovery_hint": "send the call again in a shorter response (for ApplyPatch, split the patch)",
+                "recovery_hint": (
+                    "send the call again in a shorter response (for ApplyPatch, split the patch)"
+                ),
                 "retryable": True,
             },
         )

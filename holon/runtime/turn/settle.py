@@ -1,4 +1,5 @@
-"""Settling a turn: effects, brief, turn terminal, closure, token usage and state — idempotent on resume."""
+"""Settling a turn: effects, brief, turn terminal, closure, token usage and state — idempotent on
+resume."""
 
 from __future__ import annotations
 
@@ -105,7 +106,8 @@ def settle_failure(
 
 
 def apply_effects(agent: Agent, effects: ToolEffects) -> None:
-    """Carry out what the turn's tools asked of the runtime. Idempotent: a resumed settle may repeat it."""
+    """Carry out what the turn's tools asked of the runtime. Idempotent: a resumed settle may repeat
+    it."""
     sleep = effects.sleep
     if sleep is None:
         return
