@@ -1,4 +1,5 @@
-"""Every test gets its own HOLON_HOME and a clean environment; `--update-golden` rewrites golden files."""
+"""Every test gets its own HOLON_HOME and a clean environment;
+`--update-golden` rewrites golden files."""
 
 from __future__ import annotations
 
@@ -8,13 +9,17 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))  # shared helpers: tests/support/*.py
+sys.path.insert(
+    0, str(Path(__file__).resolve().parent / "support")
+)  # shared helpers: tests/support/*.py
 
 from helpers import run  # noqa: E402
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--update-golden", action="store_true", help="rewrite golden files instead of comparing")
+    parser.addoption(
+        "--update-golden", action="store_true", help="rewrite golden files instead of comparing"
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -50,6 +55,7 @@ def script(tmp_path: Path):
         path = tmp_path / name
         path.write_text("".join(json.dumps(r) + "\n" for r in rounds))
         return f"scripted/{path}"
+
     return make
 
 

@@ -1,5 +1,5 @@
-"""The shape of the package holds: layers import downward only, no import cycle, one place for paths,
-and every module has a test of its own package (or a documented end-to-end test)."""
+"""The shape of the package holds: layers import downward only, no import cycle, one place for
+paths, and every module has a test of its own package (or a documented end-to-end test)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,20 @@ PACKAGE = REPO / "holon"
 
 # Lower number = lower layer. A package may import itself and any lower layer, never a higher one
 # nor a sibling of the same rank. `base` is the top-level modules (holon/clock.py, errors.py, ...).
-RANK = {"base": 0, "store": 1, "model": 2, "home": 3, "agent": 4, "tasks": 5, "prompt": 5, "patch": 5,
-        "tools": 6, "runtime": 7, "ops": 8, "cli": 9}
+RANK = {
+    "base": 0,
+    "store": 1,
+    "model": 2,
+    "home": 3,
+    "agent": 4,
+    "tasks": 5,
+    "prompt": 5,
+    "patch": 5,
+    "tools": 6,
+    "runtime": 7,
+    "ops": 8,
+    "cli": 9,
+}
 # providers stand beside the stack: they use model, store and base; runtime, ops and cli use them.
 PROVIDERS_MAY_IMPORT = {"providers", "model", "store", "base"}
 MAY_IMPORT_PROVIDERS = {"providers", "runtime", "ops", "cli"}
@@ -39,7 +51,11 @@ def layer(module: str) -> str:
     parts = module.split(".")
     if module == "holon.__main__":
         return "cli"  # the entry point
-    if len(parts) == 1 or f"holon.{parts[1]}" not in MODULES or not MODULES[f"holon.{parts[1]}"].name == "__init__.py":
+    if (
+        len(parts) == 1
+        or f"holon.{parts[1]}" not in MODULES
+        or not MODULES[f"holon.{parts[1]}"].name == "__init__.py"
+    ):
         return "base"
     return parts[1]
 
@@ -87,8 +103,12 @@ def allowed(src: str, dst: str) -> bool:
 
 
 def violations(graph: dict[str, set[str]]) -> list[str]:
-    return sorted(f"{src} ({layer(src)}) imports {dst} ({layer(dst)})"
-                  for src, targets in graph.items() for dst in targets if not allowed(src, dst))
+    return sorted(
+        f"{src} ({layer(src)}) imports {dst} ({layer(dst)})"
+        for src, targets in graph.items()
+        for dst in targets
+        if not allowed(src, dst)
+    )
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -140,11 +160,15 @@ def test_no_import_cycle():
 
 
 def test_the_checks_catch_an_upward_import_and_a_cycle():
-    """The two checks above can fail: an agent module importing the runtime, and a two-module loop."""
+    """The two checks above can fail: an agent module importing the runtime,
+    and a two-module loop."""
     graph = {**GRAPH, "holon.agent.handle": GRAPH["holon.agent.handle"] | {"holon.runtime.tick"}}
     assert "holon.agent.handle (agent) imports holon.runtime.tick (runtime)" in violations(graph)
-    graph = {**GRAPH, "holon.store.queue": GRAPH["holon.store.queue"] | {"holon.store.atomic"},
-             "holon.store.atomic": GRAPH["holon.store.atomic"] | {"holon.store.queue"}}
+    graph = {
+        **GRAPH,
+        "holon.store.queue": GRAPH["holon.store.queue"] | {"holon.store.atomic"},
+        "holon.store.atomic": GRAPH["holon.store.atomic"] | {"holon.store.queue"},
+    }
     assert ["holon.store.atomic", "holon.store.queue"] in cycles(graph)
     assert not allowed("holon.model.records", "holon.clock")
     assert not allowed("holon.tasks.results", "holon.tools.envelope")
@@ -152,15 +176,24 @@ def test_the_checks_catch_an_upward_import_and_a_cycle():
 
 
 def _strings(tree: ast.AST) -> list[ast.Constant]:
-    docstrings = {id(n.body[0].value) for n in ast.walk(tree)
-                  if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                  and n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
-    return [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
-            and id(n) not in docstrings]
+    docstrings = {
+        id(n.body[0].value)
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and n.body
+        and isinstance(n.body[0], ast.Expr)
+        and isinstance(n.body[0].value, ast.Constant)
+    }
+    return [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docstrings
+    ]
 
 
 def test_home_paths_are_decided_in_one_module():
-    """`.holon` is spelled, and a home is found from a path by climbing parents, only in home/layout.py."""
+    """`.holon` is spelled, and a home is found from a path by climbing parents,
+    only in home/layout.py."""
     offenders = []
     for module, path in MODULES.items():
         if module == "holon.home.layout":
@@ -170,8 +203,11 @@ def test_home_paths_are_decided_in_one_module():
             if re.search(r"(^|/)\.holon(/|$)", node.value):
                 offenders.append(f"{module}:{node.lineno} {node.value[:40]!r}")
         for node in ast.walk(tree):
-            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
-                    and node.value.attr == "parents":
+            if (
+                isinstance(node, ast.Subscript)
+                and isinstance(node.value, ast.Attribute)
+                and node.value.attr == "parents"
+            ):
                 offenders.append(f"{module}:{node.lineno} .parents[...]")
     assert offenders == []
 
@@ -197,16 +233,23 @@ def _tested_modules() -> dict[str, set[str]]:
 
 def _documented_e2e() -> dict[str, str]:
     """`holon.x.y` -> `test_file.py::test_name` from the table in tests/e2e/README.md."""
-    rows = re.findall(r"^\|\s*`(holon[\w.]*)`\s*\|\s*`([\w/]+\.py::\w+)`", E2E_README.read_text(), re.M)
+    rows = re.findall(
+        r"^\|\s*`(holon[\w.]*)`\s*\|\s*`([\w/]+\.py::\w+)`", E2E_README.read_text(), re.M
+    )
     return dict(rows)
 
 
 def test_every_module_is_exercised_by_a_test():
     tested = _tested_modules()
     documented = _documented_e2e()
-    missing = [m for m, path in MODULES.items()
-               if path.name != "__init__.py" and not tested.get(m) and m not in documented]
-    assert missing == [], "each needs a test in its package's test directory or a row in tests/e2e/README.md"
+    missing = [
+        m
+        for m, path in MODULES.items()
+        if path.name != "__init__.py" and not tested.get(m) and m not in documented
+    ]
+    assert missing == [], (
+        "each needs a test in its package's test directory or a row in tests/e2e/README.md"
+    )
 
 
 @pytest.mark.parametrize("module, test", sorted(_documented_e2e().items()))

@@ -1,4 +1,5 @@
-"""Timers (planned schedule, missed occurrences, cron, guard), stale-run repair, tools, schedule text."""
+"""Timers (planned schedule, missed occurrences, cron, guard), stale-run repair, tools,
+schedule text."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import os
 from scenario_helpers import REPO, T0, cli, init_agent, set_now
 
 from holon.agent import timers as timer_store
-from holon.agent.handle import Agent
 from holon.agent.due import due_reasons
+from holon.agent.handle import Agent
 from holon.runtime.tick import tick
 from holon.store import jsonl
 
@@ -37,8 +38,10 @@ def test_repeating_timer_keeps_plan_and_reports_missed(monkeypatch):
 
 def test_cron_timer_in_zone(monkeypatch):
     set_now(monkeypatch, T0)  # 2027-01-15T08:00:00Z, a Friday
-    home = init_agent()
-    code, out, _ = cli("timer", "create", "a", "--cron", "0 8 * * 1-5", "--tz", "America/New_York", "--json")
+    init_agent()
+    code, out, _ = cli(
+        "timer", "create", "a", "--cron", "0 8 * * 1-5", "--tz", "America/New_York", "--json"
+    )
     assert code == 0
     assert json.loads(out)["due_at"] == "2027-01-15T13:00:00.000Z"
     assert cli("timer", "create", "a", "--cron", "bad cron")[0] == 2
@@ -78,6 +81,7 @@ def test_stale_awake_running_repaired_first(monkeypatch):
         s.status = s.status.__class__("awake_running")
         s.current_run_id = "msg_gone"
         s.run_owner_pid = 999_999_999
+
     agent.update_state(fake)
     tick(home)
     state = agent.state()
@@ -88,11 +92,28 @@ def test_stale_awake_running_repaired_first(monkeypatch):
 def test_enqueue_and_notify_tools(monkeypatch, tmp_path):
     home = init_agent()
     script = tmp_path / "s.jsonl"
-    script.write_text("\n".join(json.dumps(x) for x in [
-        {"text": "", "tool_calls": [{"name": "Enqueue", "arguments": {"text": "follow up", "priority": "background"}},
-                                     {"name": "NotifyOperator", "arguments": {"text": "need a key",
-                                                                              "visibility": "action_required"}}]},
-        {"text": "ok"}]) + "\n")
+    script.write_text(
+        "\n".join(
+            json.dumps(x)
+            for x in [
+                {
+                    "text": "",
+                    "tool_calls": [
+                        {
+                            "name": "Enqueue",
+                            "arguments": {"text": "follow up", "priority": "background"},
+                        },
+                        {
+                            "name": "NotifyOperator",
+                            "arguments": {"text": "need a key", "visibility": "action_required"},
+                        },
+                    ],
+                },
+                {"text": "ok"},
+            ]
+        )
+        + "\n"
+    )
     monkeypatch.setenv("HOLON_MODEL", f"scripted/{script}")
     assert cli("prompt", "a", "go")[0] == 0
     (msg,) = [m for m in jsonl.read(home.messages) if m["kind"] == "internal_followup"]
@@ -106,9 +127,19 @@ def test_complete_without_text_warns(monkeypatch, tmp_path):
     code, wi, _ = cli("work", "create", "a", "Do a thing")
     wi = wi.strip()
     script = tmp_path / "s.jsonl"
-    script.write_text("\n".join(json.dumps(x) for x in [
-        {"text": "", "tool_calls": [{"name": "CompleteWorkItem", "arguments": {"work_item_id": wi}}]},
-        {"text": "raw end"}]) + "\n")
+    script.write_text(
+        "\n".join(
+            json.dumps(x)
+            for x in [
+                {
+                    "text": "",
+                    "tool_calls": [{"name": "CompleteWorkItem", "arguments": {"work_item_id": wi}}],
+                },
+                {"text": "raw end"},
+            ]
+        )
+        + "\n"
+    )
     monkeypatch.setenv("HOLON_MODEL", f"scripted/{script}")
     code, out, _ = cli("prompt", "a", "finish", "--json")
     assert json.loads(out)["final_text"] == "raw end"
@@ -136,7 +167,11 @@ def test_stale_progress_reminder(monkeypatch, tmp_path):
 
 def test_schedule_outputs_and_examples(monkeypatch):
     code, line, _ = cli("schedule", "cron", "--every", "5m")
-    assert code == 0 and line.startswith("*/5 * * * * /") and line.strip().endswith("tick --all >/dev/null 2>&1")
+    assert (
+        code == 0
+        and line.startswith("*/5 * * * * /")
+        and line.strip().endswith("tick --all >/dev/null 2>&1")
+    )
     code, plist, _ = cli("schedule", "launchd")
     assert "<string>tick</string>" in plist and "<integer>60</integer>" in plist
     code, units, _ = cli("schedule", "systemd")

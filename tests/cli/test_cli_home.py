@@ -1,4 +1,5 @@
-"""`holon init`, `holon agents`, agent resolution and the error line format, through the real entry point."""
+"""`holon init`, `holon agents`, agent resolution and the error line format,
+through the real entry point."""
 
 from __future__ import annotations
 
@@ -12,9 +13,22 @@ def test_init_creates_the_default_layout(holon_env):
     r = run("init", "--agent-id", "alpha")
     assert r.returncode == 0, r.stderr
     root = holon_env / "agents" / "alpha"
-    for rel in ("AGENTS.md", "memory/self.md", "memory/operator.md", "notes", "work", "skills",
-                ".holon/agent.json", ".holon/state.json", ".holon/queue/new", ".holon/queue/cur",
-                ".holon/queue/tmp", ".holon/ledger", ".holon/locks", ".holon/.gitignore"):
+    for rel in (
+        "AGENTS.md",
+        "memory/self.md",
+        "memory/operator.md",
+        "notes",
+        "work",
+        "skills",
+        ".holon/agent.json",
+        ".holon/state.json",
+        ".holon/queue/new",
+        ".holon/queue/cur",
+        ".holon/queue/tmp",
+        ".holon/ledger",
+        ".holon/locks",
+        ".holon/.gitignore",
+    ):
         assert (root / rel).exists(), rel
     ident = json.loads((root / ".holon/agent.json").read_text())
     assert ident["agent_id"] == "alpha" and ident["schema_version"] == 1
@@ -70,12 +84,15 @@ def test_half_made_home_is_removed(tmp_path, monkeypatch):
 
     def boom(*a, **k):
         raise OSError("disk full")
+
     monkeypatch.setattr(init_mod, "write_json", boom)
     target = tmp_path / "delta"
     with pytest.raises(OSError):
         init_mod.init_home(str(target), None)
     assert not target.exists()
-    assert os.listdir(tmp_path) == ["holon-home"] or os.listdir(tmp_path) == []  # no staging leftovers
+    assert (
+        os.listdir(tmp_path) == ["holon-home"] or os.listdir(tmp_path) == []
+    )  # no staging leftovers
     assert "delta" not in init_mod.registry.load()
 
 

@@ -6,16 +6,19 @@ import subprocess
 import sys
 
 import pytest
-
-from helpers import run, subprocess_env
 from golden_check import check
+from helpers import run, subprocess_env
 
 HEAVY = ("openai", "anthropic", "httpx", "httpx2", "pexpect", "pydantic", "watchfiles", "croniter")
 
 
 def _imported(*args: str) -> set[str]:
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "holon", *args], capture_output=True,
-                          text=True, env=subprocess_env())
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "holon", *args],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(),
+    )
     names = set()
     for line in proc.stderr.splitlines():
         if line.startswith("import time:") and "|" in line:
@@ -32,8 +35,9 @@ def test_idle_paths_import_no_sdk_or_heavy_module(agent, args):
 
 
 def _commands() -> list[list[str]]:
-    from holon.cli.main import COMMANDS, cli
     import click
+
+    from holon.cli.main import COMMANDS, cli
 
     out = []
     ctx = click.Context(cli)

@@ -8,7 +8,9 @@ from helpers import run, subprocess_env
 
 
 def test_model_set_show_clear(agent, script):
-    env = subprocess_env(HOLON_MODEL="scripted/default.jsonl", HOLON_FALLBACK_MODELS="scripted/f1.jsonl")
+    env = subprocess_env(
+        HOLON_MODEL="scripted/default.jsonl", HOLON_FALLBACK_MODELS="scripted/f1.jsonl"
+    )
     doc = json.loads(run("model", "show", "a", "--json", env=env).stdout)
     assert doc["source"] == "runtime_default" and doc["effective_model"] == "scripted/default.jsonl"
     assert doc["effective_fallback_models"] == ["scripted/f1.jsonl"]
@@ -22,18 +24,30 @@ def test_model_set_show_clear(agent, script):
 
 
 def test_turn_budget_stops_before_the_request(agent, script):
-    model = script(*[{"tool_calls": [{"name": "X", "arguments": {}}], "usage": {"input_tokens": 60,
-                                                                              "output_tokens": 0}}] * 5,
-                   {"text": "never"})
+    model = script(
+        *[
+            {
+                "tool_calls": [{"name": "X", "arguments": {}}],
+                "usage": {"input_tokens": 60, "output_tokens": 0},
+            }
+        ]
+        * 5,
+        {"text": "never"},
+    )
     assert run("model", "budget", "a", "--turn-tokens", "100").returncode == 0
     r = run("prompt", "a", "go", "--json", "--model", model)
     assert r.returncode == 1
     doc = json.loads(r.stdout)
     assert "budget" in doc["failure_artifact"]["summary"]
-    rounds = [x for x in run("transcript", "a", "--jsonl").stdout.splitlines() if '"assistant_round"' in x]
+    rounds = [
+        x for x in run("transcript", "a", "--jsonl").stdout.splitlines() if '"assistant_round"' in x
+    ]
     assert len(rounds) == 2  # 60 + 60 >= 100: the third request was never sent
     events = [json.loads(x) for x in run("events", "a", "--jsonl").stdout.splitlines()]
-    assert any(e["kind"] == "runtime_error" and e["data"]["failure_kind"] == "budget_exhausted" for e in events)
+    assert any(
+        e["kind"] == "runtime_error" and e["data"]["failure_kind"] == "budget_exhausted"
+        for e in events
+    )
 
 
 def test_daily_budget_spans_ticks_and_rolls_over(agent, script):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import REPO, run, subprocess_env
 from golden_check import check, normalize
+from helpers import REPO, run, subprocess_env
 
 
 def _quickstart(holon_env: Path) -> dict[str, str]:
@@ -19,8 +19,13 @@ def _quickstart(holon_env: Path) -> dict[str, str]:
 
 def test_quickstart_transcript_is_golden(holon_env):
     env = _quickstart(holon_env)
-    records = [json.loads(x) for x in run("transcript", "demo", "--jsonl", env=env).stdout.splitlines()]
-    text = "\n".join(json.dumps(r, indent=1, sort_keys=True, ensure_ascii=False) for r in records) + "\n"
+    records = [
+        json.loads(x) for x in run("transcript", "demo", "--jsonl", env=env).stdout.splitlines()
+    ]
+    text = (
+        "\n".join(json.dumps(r, indent=1, sort_keys=True, ensure_ascii=False) for r in records)
+        + "\n"
+    )
     check("quickstart/transcript.jsonl.txt", normalize(text, holon_env, REPO))
 
 

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import json
 
-from scenario_helpers import T0, check_golden, cli, init_agent, normalize, script_for, set_now, transcript_view
+from scenario_helpers import (
+    T0,
+    check_golden,
+    cli,
+    init_agent,
+    normalize,
+    script_for,
+    set_now,
+    transcript_view,
+)
 
 from holon.agent import workitems
-from holon.agent.handle import Agent
 from holon.agent.due import due_reasons
+from holon.agent.handle import Agent
 
 
 def _model(monkeypatch, name, home, subs=None):
@@ -45,12 +54,19 @@ def test_work_item_lifecycle_across_ticks(monkeypatch):
     assert state.status.value == "asleep"
     assert state.closure["outcome"] == "waiting"
     assert state.closure["waiting_reason"] == "awaiting_external_change"
-    assert cli("tick", "a", "--json")[1].count('"idle"') == 1  # nothing due while blocked and asleep
+    assert (
+        cli("tick", "a", "--json")[1].count('"idle"') == 1
+    )  # nothing due while blocked and asleep
 
     from holon.agent import admission
 
-    admission.admit(home, "task", "task_result", admission.text_body("task tsk_build exited 0: build passed"),
-                    task_id="tsk_build")
+    admission.admit(
+        home,
+        "task",
+        "task_result",
+        admission.text_body("task tsk_build exited 0: build passed"),
+        task_id="tsk_build",
+    )
     set_now(monkeypatch, T0 + 600)
     code, out, _ = cli("tick", "a", "--json")
     assert code == 0
@@ -65,7 +81,10 @@ def test_work_item_lifecycle_across_ticks(monkeypatch):
     assert rec["state"] == "completed" and rec["recheck_at"] is None
     view = workitems.view(home, rec, None)
     assert view["completion_report"].startswith("Release notes shipped")
-    assert view["plan_artifact"]["preview"].startswith("1. draft") and view["plan_artifact"]["preview_complete"]
+    assert (
+        view["plan_artifact"]["preview"].startswith("1. draft")
+        and view["plan_artifact"]["preview_complete"]
+    )
     code, out, _ = cli("status", "a", "--json")
     assert json.loads(out)["work_items"] == {"completed": 1}
     _golden("work_item_lifecycle", home)
@@ -100,11 +119,16 @@ def test_trigger_delivery_wakes_sleeping_agent(monkeypatch):
     assert code == 0 and token.startswith("htr_")
     assert cli("prompt", "a", "Wait for the deploy to finish.")[0] == 0
     assert Agent(home).state().status.value == "asleep"
-    code, out, err = cli("trigger", "deliver", token, "--source", "deploy-bot", stdin="deploy 42 finished")
+    code, out, err = cli(
+        "trigger", "deliver", token, "--source", "deploy-bot", stdin="deploy 42 finished"
+    )
     assert code == 0, err
     assert due_reasons(home) == ["wake_hint"]
     code, out, _ = cli("tick", "a", "--json")
-    assert json.loads(out)["agents"][0]["turns"][0]["final_text"] == "Deploy finished; verified the release."
+    assert (
+        json.loads(out)["agents"][0]["turns"][0]["final_text"]
+        == "Deploy finished; verified the release."
+    )
     # a plain hint after a completed closure is liveness-only: the agent wakes without a model turn
     assert cli("trigger", "rotate", "a")[0] == 0
     token2 = cli("trigger", "show", "a")
@@ -120,7 +144,9 @@ def test_trigger_delivery_wakes_sleeping_agent(monkeypatch):
     assert Agent(home).state().last_continuation["mode"] == "liveness_only"
     for path in home.dot.rglob("*"):
         if path.is_file():
-            assert token not in path.read_text(errors="ignore") and token3.strip() not in path.read_text(errors="ignore")
+            assert token not in path.read_text(
+                errors="ignore"
+            ) and token3.strip() not in path.read_text(errors="ignore")
     _golden("trigger_wakes_sleeper", home)
 
 
@@ -162,7 +188,9 @@ def test_recheck_reminder_fires_as_background_tick(monkeypatch):
     home = init_agent()
     code, wi, _ = cli("work", "create", "a", "Get the vendor contract signed")
     wi = wi.strip()
-    assert code == 0 and not home.transcript.exists() or "message" not in home.transcript.read_text()
+    assert (
+        code == 0 and not home.transcript.exists() or "message" not in home.transcript.read_text()
+    )
     _model(monkeypatch, "recheck_reminder", home, {"work_item": wi})
     assert cli("prompt", "a", "Handle the vendor contract.")[0] == 0
     rec = workitems.get(home, wi)
@@ -172,7 +200,10 @@ def test_recheck_reminder_fires_as_background_tick(monkeypatch):
     set_now(monkeypatch, T0 + 1801)
     assert due_reasons(home) == ["timer_due"]
     code, out, _ = cli("tick", "a", "--json")
-    assert json.loads(out)["agents"][0]["turns"][0]["final_text"] == "The vendor has not replied; still blocked."
+    assert (
+        json.loads(out)["agents"][0]["turns"][0]["final_text"]
+        == "The vendor has not replied; still blocked."
+    )
     rec = workitems.get(home, wi)
     assert rec["recheck_consumed_at"] and rec["blocked_by"]  # the reminder does not unblock
     assert due_reasons(home) == []

@@ -1,4 +1,5 @@
-"""Command tasks through the real CLI (subprocesses): completion, promotion and wake-up, tty input, stop, recovery."""
+"""Command tasks through the real CLI (subprocesses):
+completion, promotion and wake-up, tty input, stop, recovery."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import signal
 import sys
 
 from helpers import holon, init_agent, transcript, wait_for, write_script
+
 from holon.procs import group_members
 
 
@@ -26,9 +28,17 @@ def tool_results(home):
 
 def test_completed_within_yield(tmp_path):
     home = init_agent()
-    model = write_script(tmp_path / "s.jsonl", [
-        {"tool_calls": [{"name": "ExecCommand", "arguments": {"cmd": "echo hello", "login": False}}]},
-        {"text": "done"}])
+    model = write_script(
+        tmp_path / "s.jsonl",
+        [
+            {
+                "tool_calls": [
+                    {"name": "ExecCommand", "arguments": {"cmd": "echo hello", "login": False}}
+                ]
+            },
+            {"text": "done"},
+        ],
+    )
     holon("prompt", "a", "run it", "--model", model)
     text = json.dumps(tool_results(home))
     assert '"disposition": "completed"' in text or '"disposition":"completed"' in text
@@ -37,11 +47,25 @@ def test_completed_within_yield(tmp_path):
 
 def test_promoted_task_wakes_agent_on_later_tick(tmp_path):
     home = init_agent()
-    model = write_script(tmp_path / "s.jsonl", [
-        {"tool_calls": [{"name": "ExecCommand", "arguments": {"cmd": "sleep 0.6; echo finished", "login": False,
-                                                              "yield_time_ms": 200}}]},
-        {"text": "sleeping until the task ends"},
-        {"text": "the task finished"}])
+    model = write_script(
+        tmp_path / "s.jsonl",
+        [
+            {
+                "tool_calls": [
+                    {
+                        "name": "ExecCommand",
+                        "arguments": {
+                            "cmd": "sleep 0.6; echo finished",
+                            "login": False,
+                            "yield_time_ms": 200,
+                        },
+                    }
+                ]
+            },
+            {"text": "sleeping until the task ends"},
+            {"text": "the task finished"},
+        ],
+    )
     holon("prompt", "a", "start it", "--model", model)
     env = tool_results(home)[0]["data"]["envelope"]
     task_id = env["result"]["task_handle"]["task_id"]
@@ -59,31 +83,68 @@ def test_promoted_task_wakes_agent_on_later_tick(tmp_path):
 
 def test_tty_repl_driven_across_ticks(tmp_path):
     home = init_agent()
-    first = write_script(tmp_path / "1.jsonl", [
-        {"tool_calls": [{"name": "ExecCommand", "arguments": {"cmd": f"{sys.executable} -i -q", "tty": True,
-                                                              "login": False, "yield_time_ms": 300}}]},
-        {"text": "repl started"}])
+    first = write_script(
+        tmp_path / "1.jsonl",
+        [
+            {
+                "tool_calls": [
+                    {
+                        "name": "ExecCommand",
+                        "arguments": {
+                            "cmd": f"{sys.executable} -i -q",
+                            "tty": True,
+                            "login": False,
+                            "yield_time_ms": 300,
+                        },
+                    }
+                ]
+            },
+            {"text": "repl started"},
+        ],
+    )
     holon("prompt", "a", "start a repl", "--model", first)
     task_id = tool_results(home)[0]["data"]["envelope"]["result"]["task_handle"]["task_id"]
-    second = write_script(tmp_path / "2.jsonl", [
-        {"tool_calls": [{"name": "TaskInput", "arguments": {"task_id": task_id, "input": "print(6*7)\n"}}]},
-        {"text": "sent"}])
+    second = write_script(
+        tmp_path / "2.jsonl",
+        [
+            {
+                "tool_calls": [
+                    {
+                        "name": "TaskInput",
+                        "arguments": {"task_id": task_id, "input": "print(6*7)\n"},
+                    }
+                ]
+            },
+            {"text": "sent"},
+        ],
+    )
     holon("prompt", "a", "compute", "--model", second)
     res = tool_results(home)[-1]["data"]["envelope"]["result"]
     assert res["accepted_input"] is True and res["input_target"] == "tty"
     out = home / ".holon" / "tasks" / task_id / "output.log"
     wait_for(lambda: b"42" in out.read_bytes())
-    third = write_script(tmp_path / "3.jsonl", [
-        {"tool_calls": [{"name": "TaskInput", "arguments": {"task_id": task_id, "input": "exit()\n"}}]},
-        {"text": "bye"}])
+    third = write_script(
+        tmp_path / "3.jsonl",
+        [
+            {
+                "tool_calls": [
+                    {"name": "TaskInput", "arguments": {"task_id": task_id, "input": "exit()\n"}}
+                ]
+            },
+            {"text": "bye"},
+        ],
+    )
     holon("prompt", "a", "quit", "--model", third)
     wait_for(lambda: record(home, task_id)["status"] == "completed")
 
 
 def test_task_stop_kills_process_tree():
     home = init_agent()
-    env = tool_call("a", "ExecCommand", {"cmd": "sleep 60 & sleep 60 & wait", "login": False,
-                                         "yield_time_ms": 200})
+    env = tool_call(
+        "a",
+        "ExecCommand",
+        {"cmd": "sleep 60 & sleep 60 & wait", "login": False, "yield_time_ms": 200},
+    )
     task_id = env["result"]["task_handle"]["task_id"]
     pgid = record(home, task_id)["pid"]
     assert len(group_members(pgid)) >= 3
@@ -114,8 +175,11 @@ def test_supervisor_killed_is_recovered_by_next_tick(tmp_path):
 
 def test_operator_task_commands():
     home = init_agent()
-    env = tool_call("a", "ExecCommand", {"cmd": "cat", "login": False, "accepts_input": True,
-                                         "yield_time_ms": 100})
+    env = tool_call(
+        "a",
+        "ExecCommand",
+        {"cmd": "cat", "login": False, "accepts_input": True, "yield_time_ms": 100},
+    )
     task_id = env["result"]["task_handle"]["task_id"]
     assert task_id in holon("task", "list", "a").stdout
     assert holon("task", "input", "a", task_id, "ping").returncode == 0
@@ -129,4 +193,9 @@ def test_operator_task_commands():
     assert holon("tool", "call", "a", "NoSuchTool", check=False).returncode == 2
     assert holon("tool", "call", "a", "ExecCommand", "--input", "[1]", check=False).returncode == 2
     assert holon("tool", "call", "nobody", "ExecCommand", check=False).returncode == 2
-    assert holon("tool", "call", "a", "TaskStatus", "--input", '{"task_id":"nope"}', check=False).returncode == 1
+    assert (
+        holon(
+            "tool", "call", "a", "TaskStatus", "--input", '{"task_id":"nope"}', check=False
+        ).returncode
+        == 1
+    )

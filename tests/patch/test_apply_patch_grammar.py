@@ -1,4 +1,5 @@
-"""The Lark grammar shipped as the freeform tool grammar accepts the subset and rejects what is outside it."""
+"""The Lark grammar shipped as the freeform tool grammar
+accepts the subset and rejects what is outside it."""
 
 import lark
 import pytest
@@ -30,6 +31,7 @@ def test_grammar_rejects_syntactically_invalid_patches(grammar, name):
 
 @pytest.mark.parametrize("name", sorted(TOLERATED))
 def test_runtime_tolerance_is_not_part_of_the_grammar(grammar, name):
-    """The parser forgives a missing final newline; the decoding grammar always ends lines with one."""
+    """The parser forgives a missing final newline;
+    the decoding grammar always ends lines with one."""
     with pytest.raises(lark.exceptions.LarkError):
         grammar.parse(TOLERATED[name])

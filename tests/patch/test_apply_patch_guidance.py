@@ -3,8 +3,8 @@
 import json
 
 import pytest
-
 from golden_check import check_golden
+
 from holon.patch.guidance import prompt_guidance
 from holon.patch.parser import parse_patch
 

@@ -3,9 +3,8 @@
 import pytest
 from patch_corpus import SEMANTIC_INVALID, SYNTAX_INVALID, TOLERATED, VALID
 
-from holon.patch.errors import HINTS
+from holon.patch.errors import HINTS, PatchError
 from holon.patch.parser import parse_patch
-from holon.patch.errors import PatchError
 
 
 def fail(patch: str) -> PatchError:
@@ -34,7 +33,11 @@ def test_modify_strips_prefixes_and_reads_hunk():
     [h] = p.hunks
     assert (h.old_start, h.old_count, h.new_start, h.new_count) == (1, 3, 1, 3)
     assert [(line.tag, line.text) for line in h.lines] == [
-        (" ", "fn main() {"), ("-", "    old_call();"), ("+", "    new_call();"), (" ", "}")]
+        (" ", "fn main() {"),
+        ("-", "    old_call();"),
+        ("+", "    new_call();"),
+        (" ", "}"),
+    ]
 
 
 def test_add_delete_and_several_hunks():
@@ -56,7 +59,10 @@ def test_rename_only_and_with_edits():
 
 def test_metadata_is_recorded_not_interpreted():
     [p] = parse_patch(VALID["git_add_with_metadata"])
-    assert p.op == "add" and p.ignored_metadata == ["new file mode 100755", "index 0000000..e69de29"]
+    assert p.op == "add" and p.ignored_metadata == [
+        "new file mode 100755",
+        "index 0000000..e69de29",
+    ]
     [m] = parse_patch(VALID["git_modify_mode_change"])
     assert m.ignored_metadata[:2] == ["old mode 100644", "new mode 100755"]
 
@@ -75,8 +81,14 @@ def test_timestamps_dropped_and_quoted_paths_decoded():
     assert q.old_path == "caf\u00e9.txt"
 
 
-@pytest.mark.parametrize("name,old,new", [("no_newline_removed", True, False), ("no_newline_added", False, True),
-                                          ("no_newline_context", True, True)])
+@pytest.mark.parametrize(
+    "name,old,new",
+    [
+        ("no_newline_removed", True, False),
+        ("no_newline_added", False, True),
+        ("no_newline_context", True, True),
+    ],
+)
 def test_no_newline_markers_attach_to_their_side(name, old, new):
     [h] = parse_patch(VALID[name])[0].hunks
     assert (h.old_no_newline, h.new_no_newline) == (old, new)
@@ -89,8 +101,10 @@ def test_wrong_counts_are_advisory_when_parsing():
 
 
 def test_overcounted_hunk_stops_at_next_file_and_drops_blank_separator():
-    patches = parse_patch("--- a/a.txt\n+++ b/a.txt\n@@ -1,5 +1,5 @@\n-a\n+A\n\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n"
-                          "-b\n+B\n")
+    patches = parse_patch(
+        "--- a/a.txt\n+++ b/a.txt\n@@ -1,5 +1,5 @@\n-a\n+A\n\n"
+        "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n"
+    )
     assert [p.path for p in patches] == ["a.txt", "b.txt"]
     assert [line.text for line in patches[0].hunks[0].lines] == ["a", "A"]
 
@@ -103,8 +117,13 @@ def test_undercounted_hunk_keeps_following_body_lines():
 def test_header_like_body_lines_count_as_body_when_counts_expect_them():
     [p] = parse_patch(VALID["minus_minus_content"])
     assert [(line.tag, line.text) for line in p.hunks[0].lines] == [
-        ("-", "-- comment"), ("+", "++ counter"), (" ", "select 1;")]
-    [q] = parse_patch("--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,2 @@\n x\n--- a\n+++ b\n@@ -9 +9 @@\n-y\n+z\n")
+        ("-", "-- comment"),
+        ("+", "++ counter"),
+        (" ", "select 1;"),
+    ]
+    [q] = parse_patch(
+        "--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,2 @@\n x\n--- a\n+++ b\n@@ -9 +9 @@\n-y\n+z\n"
+    )
     assert len(q.hunks) == 2 and q.hunks[0].lines[-1].text == "++ b"
 
 

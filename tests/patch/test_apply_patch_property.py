@@ -12,11 +12,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from holon.patch.parser import parse_patch
-from holon.patch.textfile import decode
-from holon.patch.grammar import GRAMMAR
 from holon.agent.handle import Agent
 from holon.home.layout import Home
+from holon.patch.grammar import GRAMMAR
+from holon.patch.parser import parse_patch
+from holon.patch.textfile import decode
 from holon.tools.base import ToolContext
 from holon.tools.registry import call
 
@@ -24,8 +24,10 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not 
 GRAMMAR_PARSER = lark.Lark(GRAMMAR, start="start")
 HEADER = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", re.MULTILINE)
 
-line = st.one_of(st.sampled_from(["", "}", "x", "  return y", "z\t", "z"]),
-                 st.text(alphabet="abcdefgh \u00e9", min_size=1, max_size=8))
+line = st.one_of(
+    st.sampled_from(["", "}", "x", "  return y", "z\t", "z"]),
+    st.text(alphabet="abcdefgh \u00e9", min_size=1, max_size=8),
+)
 
 
 @st.composite
@@ -38,7 +40,7 @@ def edits(draw):
         if op == "insert" or not after[at:]:
             after[at:at] = draw(st.lists(line, min_size=1, max_size=3))
         elif op == "delete":
-            del after[at:at + draw(st.integers(1, 3))]
+            del after[at : at + draw(st.integers(1, 3))]
         else:
             after[at] = draw(line)
     crlf = draw(st.booleans())
@@ -54,11 +56,25 @@ def _encode(lines: list[str], final_newline: bool, crlf: bool) -> bytes:
 def git_patch(work: Path, before: bytes, after: bytes) -> str:
     (work / "before.txt").write_bytes(before)
     (work / "after.txt").write_bytes(after)
-    out = subprocess.run(["git", "-c", "core.quotepath=false", "diff", "--no-index", "--no-color", "--no-ext-diff",
-                          "before.txt", "after.txt"], cwd=work, capture_output=True, check=False).stdout
+    out = subprocess.run(
+        [
+            "git",
+            "-c",
+            "core.quotepath=false",
+            "diff",
+            "--no-index",
+            "--no-color",
+            "--no-ext-diff",
+            "before.txt",
+            "after.txt",
+        ],
+        cwd=work,
+        capture_output=True,
+        check=False,
+    ).stdout
     lines = out.decode("utf-8").split("\n")
     start = next(i for i, text in enumerate(lines) if text.startswith("--- "))
-    return "\n".join(["--- a/f.txt", "+++ b/f.txt"] + lines[start + 2:])
+    return "\n".join(["--- a/f.txt", "+++ b/f.txt"] + lines[start + 2 :])
 
 
 def run(work: Path, before: bytes, patch: str) -> dict:
@@ -66,8 +82,11 @@ def run(work: Path, before: bytes, patch: str) -> dict:
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir()
     (root / "f.txt").write_bytes(before)
-    env = call(ToolContext(agent=Agent(Home(root, "t")), execution_root=root, cwd=root), "ApplyPatch",
-               {"patch": patch}).envelope
+    env = call(
+        ToolContext(agent=Agent(Home(root, "t")), execution_root=root, cwd=root),
+        "ApplyPatch",
+        {"patch": patch},
+    ).envelope
     env["after"] = (root / "f.txt").read_bytes()
     return env
 
@@ -75,7 +94,7 @@ def run(work: Path, before: bytes, patch: str) -> dict:
 def occurrences(keys: list[str], old: list[str]) -> int:
     if not old:
         return 1 if not keys else 2
-    return sum(1 for s in range(len(keys) - len(old) + 1) if keys[s:s + len(old)] == old)
+    return sum(1 for s in range(len(keys) - len(old) + 1) if keys[s : s + len(old)] == old)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -91,8 +110,10 @@ def test_git_diff_applies_back_exactly_even_when_shifted(case, shifts):
         assert env["status"] == "success", env["error"]
         assert env["after"] == after
         offsets = iter(shifts * 10)
-        shifted = HEADER.sub(lambda m: f"@@ -{max(0, int(m[1]) + next(offsets))}{m[2] or ''} "
-                                       f"+{m[3]}{m[4] or ''} @@", patch)
+        shifted = HEADER.sub(
+            lambda m: f"@@ -{max(0, int(m[1]) + next(offsets))}{m[2] or ''} +{m[3]}{m[4] or ''} @@",
+            patch,
+        )
         keys = decode(before, "f.txt").keys
         unique = all(occurrences(keys, h.old_lines) == 1 for h in parse_patch(shifted)[0].hunks)
         env = run(work, before, shifted)
@@ -100,4 +121,7 @@ def test_git_diff_applies_back_exactly_even_when_shifted(case, shifts):
             assert env["status"] == "success", env["error"]
             assert env["after"] == after
         else:
-            assert env["status"] == "success" or env["error"]["kind"] in ("ambiguous_context", "context_not_found")
+            assert env["status"] == "success" or env["error"]["kind"] in (
+                "ambiguous_context",
+                "context_not_found",
+            )

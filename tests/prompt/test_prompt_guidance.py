@@ -1,18 +1,25 @@
-"""The prompt a provider receives carries the ApplyPatch guidance of its exposure (snapshots per provider)."""
+"""The prompt a provider receives carries the ApplyPatch guidance of its exposure
+(snapshots per provider)."""
 
 from __future__ import annotations
 
 import pytest
-
 from golden_check import check_golden
 
 
-@pytest.mark.parametrize("model_ref,exposure", [("openai/gpt-x", "freeform"), ("openai-codex/gpt-x", "freeform"),
-                                                ("anthropic/claude-x", "json"), ("ollama/llama", "json")])
+@pytest.mark.parametrize(
+    "model_ref,exposure",
+    [
+        ("openai/gpt-x", "freeform"),
+        ("openai-codex/gpt-x", "freeform"),
+        ("anthropic/claude-x", "json"),
+        ("ollama/llama", "json"),
+    ],
+)
 def test_system_prompt_has_apply_patch_guidance_per_provider(agent, model_ref, exposure):
     from holon.agent.handle import Agent
-    from holon.runtime.turn.context import build_request
     from holon.patch.guidance import prompt_guidance
+    from holon.runtime.turn.context import build_request
 
     request = build_request(Agent(agent), model_ref)
     assert prompt_guidance(exposure) in request.frame.system_prompt

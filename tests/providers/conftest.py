@@ -1,4 +1,5 @@
-"""Provider-test fixtures: a clean environment, a programmable loopback HTTP server, golden payload files.
+"""Provider-test fixtures: a clean environment, a programmable loopback HTTP server,
+golden payload files.
 
 The server is stdlib only (ThreadingHTTPServer on 127.0.0.1, port 0). It
 records every request (path, headers, JSON body) and answers from a queue:
@@ -66,10 +67,16 @@ class LoopbackServer:
                 except ValueError:
                     body = raw.decode("utf-8", "replace")
                 with server._lock:
-                    server.requests.append(Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()},
-                                                    body))
-                    reply = server.queue.popleft() if server.queue else Reply(
-                        599, b'{"error": {"message": "loopback queue is empty"}}')
+                    server.requests.append(
+                        Recorded(
+                            "POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body
+                        )
+                    )
+                    reply = (
+                        server.queue.popleft()
+                        if server.queue
+                        else Reply(599, b'{"error": {"message": "loopback queue is empty"}}')
+                    )
                 server._answer(self, reply)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -84,18 +91,26 @@ class LoopbackServer:
 
     # -- programming the queue ---------------------------------------------------------------
     def json(self, body: Any, status: int = 200, headers: dict[str, str] | None = None) -> None:
-        self.queue.append(Reply(status, json.dumps(body).encode(), {"Content-Type": "application/json",
-                                                                    **(headers or {})}))
+        self.queue.append(
+            Reply(
+                status,
+                json.dumps(body).encode(),
+                {"Content-Type": "application/json", **(headers or {})},
+            )
+        )
 
     def sse(self, events: list[dict[str, Any]]) -> None:
         self.queue.append(Reply(mode="sse", events=events))
 
     def sse_raw(self, raw: bytes) -> None:
-        """An event stream whose bytes are exactly `raw` (e.g. an event with malformed JSON data)."""
+        """An event stream whose bytes are exactly `raw`
+        (e.g. an event with malformed JSON data)."""
         self.queue.append(Reply(mode="sse", body=raw))
 
     def malformed(self) -> None:
-        self.queue.append(Reply(200, b'{"id": "resp_1", "output": [', {"Content-Type": "application/json"}))
+        self.queue.append(
+            Reply(200, b'{"id": "resp_1", "output": [', {"Content-Type": "application/json"})
+        )
 
     def reset(self) -> None:
         self.queue.append(Reply(mode="reset"))
@@ -128,7 +143,9 @@ class LoopbackServer:
             h.end_headers()
             h.wfile.write(reply.body)
             for event in reply.events:
-                h.wfile.write(f"event: {event.get('type', 'message')}\ndata: {json.dumps(event)}\n\n".encode())
+                h.wfile.write(
+                    f"event: {event.get('type', 'message')}\ndata: {json.dumps(event)}\n\n".encode()
+                )
                 h.wfile.flush()
             h.close_connection = True
             return
@@ -177,7 +194,8 @@ def _normalize(node: Any) -> Any:
 
 @pytest.fixture
 def golden():
-    """golden(name, payload): compare with golden/requests/<name>.json; HOLON_UPDATE_GOLDEN=1 rewrites it."""
+    """golden(name, payload): compare with golden/requests/<name>.json;
+    HOLON_UPDATE_GOLDEN=1 rewrites it."""
 
     def check(name: str, payload: Any) -> None:
         path = GOLDEN / f"{name}.json"
@@ -187,6 +205,8 @@ def golden():
             path.write_text(text, encoding="utf-8")
             return
         assert path.exists(), f"missing golden {path}; run with HOLON_UPDATE_GOLDEN=1"
-        assert json.loads(path.read_text(encoding="utf-8")) == json.loads(text), f"request payload drifted from {path}"
+        assert json.loads(path.read_text(encoding="utf-8")) == json.loads(text), (
+            f"request payload drifted from {path}"
+        )
 
     return check

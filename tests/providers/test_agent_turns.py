@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from helpers import run, subprocess_env
 from provider_kits import KITS, SECRET
 
@@ -19,7 +18,9 @@ def test_prompt_runs_tool_calls_through_the_transport(kit, server, monkeypatch):
     kit.setup(server, monkeypatch)
     kit.push_ok(server, kit.tool_round())
     kit.push_ok(server, kit.text_round())
-    r = run("prompt", "a", "list and patch", "--json", "--model", kit.ref("m-1"), env=subprocess_env())
+    r = run(
+        "prompt", "a", "list and patch", "--json", "--model", kit.ref("m-1"), env=subprocess_env()
+    )
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert doc["final_text"] == "Done." and doc["status"] == "completed"
@@ -28,10 +29,15 @@ def test_prompt_runs_tool_calls_through_the_transport(kit, server, monkeypatch):
     second = json.dumps(server.requests[1].json)
     assert "exec_1" in second and "patch_1" in second  # both results went back with their call ids
     assert "AGENTS.md" in second  # ExecCommand really ran `ls` in the agent home
-    results = [json.loads(x)["data"] for x in run("transcript", "a", "--jsonl").stdout.splitlines()
-               if '"tool_result"' in x]
+    results = [
+        json.loads(x)["data"]
+        for x in run("transcript", "a", "--jsonl").stdout.splitlines()
+        if '"tool_result"' in x
+    ]
     assert [res["tool_name"] for res in results] == ["ExecCommand", "ApplyPatch"]
-    assert results[0]["status"] == "success" and results[1]["status"] == "error"  # not a unified diff
+    assert (
+        results[0]["status"] == "success" and results[1]["status"] == "error"
+    )  # not a unified diff
     for path in home.rglob("*"):
         if path.is_file():
             assert SECRET not in path.read_text(errors="replace"), path
@@ -59,7 +65,13 @@ def test_provider_doctor_reports_presence_never_values(monkeypatch):
     doc = json.loads(r.stdout)
     openai = next(p for p in doc["providers"] if p["id"] == "openai")
     assert openai["credentials_present"] is True
-    assert next(p for p in doc["providers"] if p["id"] == "anthropic")["credentials_present"] is False
+    assert (
+        next(p for p in doc["providers"] if p["id"] == "anthropic")["credentials_present"] is False
+    )
     assert doc["retry_policy"]["max_retries"] == 2
     human = run("provider", "doctor", env=subprocess_env())
-    assert human.returncode == 0 and "OPENAI_API_KEY: present" in human.stdout and SECRET not in human.stdout
+    assert (
+        human.returncode == 0
+        and "OPENAI_API_KEY: present" in human.stdout
+        and SECRET not in human.stdout
+    )

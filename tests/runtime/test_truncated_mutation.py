@@ -10,10 +10,18 @@ from helpers import holon, init_agent, transcript, write_script
 def test_truncated_exec_command_is_not_run(tmp_path):
     home = init_agent()
     marker = home / "ran.txt"
-    model = write_script(tmp_path / "s.jsonl", [
-        {"tool_calls": [{"name": "ExecCommand", "arguments": {"cmd": f"touch {marker}", "login": False}}],
-         "stop_reason": "max_output_tokens"},
-        {"text": "ok"}])
+    model = write_script(
+        tmp_path / "s.jsonl",
+        [
+            {
+                "tool_calls": [
+                    {"name": "ExecCommand", "arguments": {"cmd": f"touch {marker}", "login": False}}
+                ],
+                "stop_reason": "max_output_tokens",
+            },
+            {"text": "ok"},
+        ],
+    )
     holon("prompt", "a", "go", "--model", model)
     assert not marker.exists()
     assert "truncated_mutation_tool_call" in json.dumps(transcript(home))

@@ -1,4 +1,5 @@
-"""Turns through the real CLI: prompt in, brief out; failures; provenance; lifecycle refusals; locks."""
+"""Turns through the real CLI: prompt in, brief out;
+failures; provenance; lifecycle refusals; locks."""
 
 from __future__ import annotations
 
@@ -10,9 +11,14 @@ from helpers import REPO, holon_cmd, run, subprocess_env
 
 
 def test_prompt_runs_a_turn_with_a_tool_error_and_a_brief(agent, script):
-    model = script({"text": "Checking.", "tool_calls": [{"name": "NoSuchTool", "arguments": {}}],
-                    "usage": {"input_tokens": 10, "output_tokens": 2}},
-                   {"text": "All done.", "usage": {"input_tokens": 20, "output_tokens": 3}})
+    model = script(
+        {
+            "text": "Checking.",
+            "tool_calls": [{"name": "NoSuchTool", "arguments": {}}],
+            "usage": {"input_tokens": 10, "output_tokens": 2},
+        },
+        {"text": "All done.", "usage": {"input_tokens": 20, "output_tokens": 3}},
+    )
     r = run("prompt", "a", "hello", "--json", "--model", model)
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
@@ -21,8 +27,15 @@ def test_prompt_runs_a_turn_with_a_tool_error_and_a_brief(agent, script):
     assert doc["provider_attempt_timeline"]["attempts"][0]["outcome"] == "succeeded"
     entries = [json.loads(x) for x in run("transcript", "a", "--jsonl").stdout.splitlines()]
     kinds = [e["kind"] for e in entries]
-    assert kinds == ["message", "assistant_round", "tool_call", "tool_result", "assistant_round", "brief",
-                     "turn_terminal"]
+    assert kinds == [
+        "message",
+        "assistant_round",
+        "tool_call",
+        "tool_result",
+        "assistant_round",
+        "brief",
+        "turn_terminal",
+    ]
     result = entries[3]["data"]
     assert result["envelope"]["error"]["kind"] == "unknown_tool"
     assert json.loads(result["rendered"])["ok"] is False
@@ -41,31 +54,52 @@ def test_prompt_runs_a_turn_with_a_tool_error_and_a_brief(agent, script):
 
 
 def test_invalid_arguments_come_back_as_tool_error(agent, script):
-    model = script({"tool_calls": [{"name": "AppendLine", "arguments": {"nope": 1}}]}, {"text": "ok"})
-    env = subprocess_env(HOLON_TOOL_PLUGINS="plugins.sidefx:AppendLine",
-                         PYTHONPATH=f"{REPO}:{REPO / 'tests' / 'support'}")
+    model = script(
+        {"tool_calls": [{"name": "AppendLine", "arguments": {"nope": 1}}]}, {"text": "ok"}
+    )
+    env = subprocess_env(
+        HOLON_TOOL_PLUGINS="plugins.sidefx:AppendLine",
+        PYTHONPATH=f"{REPO}:{REPO / 'tests' / 'support'}",
+    )
     r = run("prompt", "a", "x", "--model", model, env=env)
     assert r.returncode == 0, r.stderr
-    res = [json.loads(x) for x in run("transcript", "a", "--jsonl", env=env).stdout.splitlines()
-           if '"tool_result"' in x][0]["data"]["envelope"]
+    res = [
+        json.loads(x)
+        for x in run("transcript", "a", "--jsonl", env=env).stdout.splitlines()
+        if '"tool_result"' in x
+    ][0]["data"]["envelope"]
     assert res["status"] == "error" and res["error"]["kind"] == "invalid_tool_input"
     assert res["error"]["recovery_hint"] and res["result"] is None
 
 
 def test_truncated_mutation_call_is_not_run(agent, script, tmp_path):
     fx = tmp_path / "fx"
-    model = script({"tool_calls": [{"name": "AppendLine", "arguments": {"line": "cut"}}],
-                    "stop_reason": "max_output_tokens"}, {"text": "ok"})
-    env = subprocess_env(HOLON_TOOL_PLUGINS="plugins.sidefx:AppendLine", SIDEFX_FILE=str(fx),
-                         PYTHONPATH=f"{REPO}:{REPO / 'tests' / 'support'}")
+    model = script(
+        {
+            "tool_calls": [{"name": "AppendLine", "arguments": {"line": "cut"}}],
+            "stop_reason": "max_output_tokens",
+        },
+        {"text": "ok"},
+    )
+    env = subprocess_env(
+        HOLON_TOOL_PLUGINS="plugins.sidefx:AppendLine",
+        SIDEFX_FILE=str(fx),
+        PYTHONPATH=f"{REPO}:{REPO / 'tests' / 'support'}",
+    )
     assert run("prompt", "a", "x", "--model", model, env=env).returncode == 0
     assert not fx.exists()
-    line = next(x for x in run("transcript", "a", "--jsonl", env=env).stdout.splitlines() if '"tool_result"' in x)
+    line = next(
+        x
+        for x in run("transcript", "a", "--jsonl", env=env).stdout.splitlines()
+        if '"tool_result"' in x
+    )
     assert json.loads(line)["data"]["envelope"]["error"]["kind"] == "truncated_mutation_tool_call"
 
 
 def test_failed_turn_prints_json_and_exits_1(agent, script):
-    model = script({"error": {"status": 400, "kind": "context_length_exceeded", "message": "too long"}})
+    model = script(
+        {"error": {"status": 400, "kind": "context_length_exceeded", "message": "too long"}}
+    )
     r = run("prompt", "a", "x", "--json", "--model", model)
     assert r.returncode == 1
     doc = json.loads(r.stdout)
@@ -78,7 +112,10 @@ def test_failed_turn_prints_json_and_exits_1(agent, script):
     assert "runtime_failure" in kinds
     events = [json.loads(x) for x in run("events", "a", "--jsonl").stdout.splitlines()]
     err = next(e for e in events if e["kind"] == "runtime_error")
-    assert err["data"]["provider_attempt_timeline"]["attempts"][0]["failure_kind"] == "context_length_exceeded"
+    assert (
+        err["data"]["provider_attempt_timeline"]["attempts"][0]["failure_kind"]
+        == "context_length_exceeded"
+    )
 
 
 def test_retry_then_success_records_every_attempt(agent, script):
@@ -99,21 +136,29 @@ def test_exhausted_script_fails_clearly(agent, script):
 def test_max_rounds_guard(agent, script, tmp_path):
     rounds = [{"tool_calls": [{"name": "NoSuchTool", "arguments": {}}]}] * 5
     model = script(*rounds)
-    r = run("prompt", "a", "x", "--json", "--model", model, env=subprocess_env(HOLON_MAX_ROUNDS="3"))
+    r = run(
+        "prompt", "a", "x", "--json", "--model", model, env=subprocess_env(HOLON_MAX_ROUNDS="3")
+    )
     assert r.returncode == 1
     assert "round limit" in json.loads(r.stdout)["failure_artifact"]["summary"]
 
 
 def test_enqueue_derives_provenance(agent):
-    cases = {"channel_event": ("channel", "untrusted_external", "external_evidence"),
-             "webhook_event": ("webhook", "trusted_integration", "integration_signal"),
-             "timer_tick": ("timer", "trusted_system", "runtime_instruction"),
-             "system_tick": ("system", "trusted_system", "runtime_instruction")}
+    cases = {
+        "channel_event": ("channel", "untrusted_external", "external_evidence"),
+        "webhook_event": ("webhook", "trusted_integration", "integration_signal"),
+        "timer_tick": ("timer", "trusted_system", "runtime_instruction"),
+        "system_tick": ("system", "trusted_system", "runtime_instruction"),
+    }
     for kind, (origin, trust, authority) in cases.items():
         r = run("enqueue", "a", "--kind", kind, "--source", "src", "--text", "hi", "--json")
         assert r.returncode == 0, r.stderr
         env = json.loads(r.stdout)
-        assert (env["origin"]["kind"], env["trust"], env["authority_class"]) == (origin, trust, authority)
+        assert (env["origin"]["kind"], env["trust"], env["authority_class"]) == (
+            origin,
+            trust,
+            authority,
+        )
         assert env["admission_context"] == "local_process"
     r = run("enqueue", "a", "--kind", "channel_event", "--text", "x", "--trust", "trusted_operator")
     assert r.returncode == 2  # there is no way to pass trust
@@ -123,9 +168,13 @@ def test_prompt_provenance_is_operator(agent):
     r = run("prompt", "a", "hi", "--no-wait")
     assert r.returncode == 0
     env = json.loads((next((agent.root / ".holon/queue/new").iterdir())).read_text())
-    assert (env["origin"]["kind"], env["trust"], env["authority_class"], env["delivery_surface"],
-            env["admission_context"]) == ("operator", "trusted_operator", "operator_instruction", "cli_prompt",
-                                          "local_process")
+    assert (
+        env["origin"]["kind"],
+        env["trust"],
+        env["authority_class"],
+        env["delivery_surface"],
+        env["admission_context"],
+    ) == ("operator", "trusted_operator", "operator_instruction", "cli_prompt", "local_process")
 
 
 def test_stopped_agent_refuses_then_resumes(agent, script):
@@ -139,7 +188,10 @@ def test_stopped_agent_refuses_then_resumes(agent, script):
     assert "resume" in status["lifecycle_hint"]
     assert not list((agent.root / ".holon/queue/new").iterdir())
     assert run("resume", "a").returncode == 0
-    assert run("prompt", "a", "hello", "--model", script({"text": "back"}, name="s2.jsonl")).stdout == "back\n"
+    assert (
+        run("prompt", "a", "hello", "--model", script({"text": "back"}, name="s2.jsonl")).stdout
+        == "back\n"
+    )
 
 
 def test_paused_agent_queues_but_does_not_run(agent, script):
@@ -155,10 +207,16 @@ def test_paused_agent_queues_but_does_not_run(agent, script):
 
 def test_second_tick_exits_at_once_while_first_holds_the_lock(agent, script, tmp_path):
     fx = tmp_path / "fx"
-    model = script({"tool_calls": [{"name": "AppendLine", "arguments": {"line": "slow", "sleep_ms": 1500}}]},
-                   {"text": "done"})
-    env = subprocess_env(HOLON_TOOL_PLUGINS="plugins.sidefx:AppendLine", SIDEFX_FILE=str(fx),
-                         PYTHONPATH=f"{REPO}:{REPO / 'tests' / 'support'}", HOLON_MODEL=model)
+    model = script(
+        {"tool_calls": [{"name": "AppendLine", "arguments": {"line": "slow", "sleep_ms": 1500}}]},
+        {"text": "done"},
+    )
+    env = subprocess_env(
+        HOLON_TOOL_PLUGINS="plugins.sidefx:AppendLine",
+        SIDEFX_FILE=str(fx),
+        PYTHONPATH=f"{REPO}:{REPO / 'tests' / 'support'}",
+        HOLON_MODEL=model,
+    )
     assert run("prompt", "a", "x", "--no-wait", env=env).returncode == 0
     first = subprocess.Popen([*holon_cmd(), "tick", "a"], env=env)
     deadline = time.time() + 10
@@ -197,8 +255,12 @@ def test_transcript_tail_and_follow_flags(agent, script):
     model = script(*[{"text": f"answer {i}"} for i in range(5)])
     for i in range(5):
         run("prompt", "a", f"q{i}", "--model", model)
-    tail = [json.loads(x) for x in run("transcript", "a", "--jsonl", "--tail", "2").stdout.splitlines()]
+    tail = [
+        json.loads(x) for x in run("transcript", "a", "--jsonl", "--tail", "2").stdout.splitlines()
+    ]
     assert [e["kind"] for e in tail] == ["brief", "turn_terminal"]
     assert tail[0]["data"]["brief"]["text"] == "answer 4"
-    since = [json.loads(x) for x in run("events", "a", "--jsonl", "--since-seq", "5").stdout.splitlines()]
+    since = [
+        json.loads(x) for x in run("events", "a", "--jsonl", "--since-seq", "5").stdout.splitlines()
+    ]
     assert since[0]["event_seq"] == 6

@@ -19,16 +19,26 @@ def test_watch_processes_message_quickly_and_idles_cheaply(tmp_path):
     script.write_text(json.dumps({"text": "seen"}) + "\n")
     env = subprocess_env(HOLON_MODEL=f"scripted/{script}")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.Popen([sys.executable, "-m", "holon", "watch", "a"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "holon", "watch", "a"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         time.sleep(1.5)  # let it start and settle into waiting
         t0 = time.monotonic()
-        subprocess.run([sys.executable, "-m", "holon", "prompt", "a", "hello", "--no-wait"], env=env, check=True)
+        subprocess.run(
+            [sys.executable, "-m", "holon", "prompt", "a", "hello", "--no-wait"],
+            env=env,
+            check=True,
+        )
         while time.monotonic() - t0 < 5 and home.queue.has_pending():
             time.sleep(0.02)
         deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and "seen" not in (home.briefs.read_text() if home.briefs.exists() else ""):
+        while time.monotonic() < deadline and "seen" not in (
+            home.briefs.read_text() if home.briefs.exists() else ""
+        ):
             time.sleep(0.02)
         latency = time.monotonic() - t0
         assert latency < 2.0, latency

@@ -1,4 +1,5 @@
-"""Shared test helpers: run the real CLI in a subprocess, normalise receipts, compare golden files."""
+"""Shared test helpers: run the real CLI in a subprocess, normalise receipts,
+compare golden files."""
 
 from __future__ import annotations
 
@@ -24,12 +25,23 @@ def subprocess_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def run(*args: str, input: str | bytes | None = None, env: dict[str, str] | None = None,
-        timeout: float = 60, cwd: str | None = None) -> subprocess.CompletedProcess:
+def run(
+    *args: str,
+    input: str | bytes | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 60,
+    cwd: str | None = None,
+) -> subprocess.CompletedProcess:
     """Run the real `holon` entry point in a subprocess."""
     data = input.encode("utf-8") if isinstance(input, str) else input
-    proc = subprocess.run([*holon_cmd(), *args], input=data, capture_output=True, timeout=timeout,
-                          env=env or subprocess_env(), cwd=cwd)
+    proc = subprocess.run(
+        [*holon_cmd(), *args],
+        input=data,
+        capture_output=True,
+        timeout=timeout,
+        env=env or subprocess_env(),
+        cwd=cwd,
+    )
     proc.stdout = proc.stdout.decode("utf-8", "replace")  # type: ignore[assignment]
     proc.stderr = proc.stderr.decode("utf-8", "replace")  # type: ignore[assignment]
     return proc
@@ -40,10 +52,18 @@ ROOT = REPO
 
 def holon(*args: str, check: bool = True, input: str | None = None, timeout: float = 60):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-m", "holon", *args], capture_output=True, text=True, env=env,
-                          input=input, timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-m", "holon", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        input=input,
+        timeout=timeout,
+    )
     if check and proc.returncode != 0:
-        raise AssertionError(f"holon {' '.join(args)} -> {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
+        raise AssertionError(
+            f"holon {' '.join(args)} -> {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+        )
     return proc
 
 

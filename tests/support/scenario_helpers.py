@@ -1,4 +1,5 @@
-"""Shared test helpers: run the CLI in process, build agents, normalise transcripts for golden files."""
+"""Shared test helpers: run the CLI in process, build agents,
+normalise transcripts for golden files."""
 
 from __future__ import annotations
 
@@ -64,12 +65,14 @@ def normalize(text: str, tmp: str | None = None) -> str:
             count = sum(1 for v in seen.values() if v.startswith(prefix + "_"))
             seen[key] = f"{prefix}_{count + 1}"
         return seen[key]
+
     text = _ID.sub(sub, text)
     return _TS.sub("<TS>", text)
 
 
 def transcript_view(home) -> str:
-    """The transcript as compact lines: what the model and the operator saw, without ids or times."""
+    """The transcript as compact lines: what the model and the operator saw,
+    without ids or times."""
     from holon.store import jsonl
 
     lines = []
@@ -77,19 +80,35 @@ def transcript_view(home) -> str:
         d = e["data"]
         k = e["kind"]
         if k == "message":
-            row = {"message": d["message_kind"], "origin": d["origin_kind"], "authority": d["authority_class"],
-                   "priority": d["priority"], "text": d["text"]}
+            row = {
+                "message": d["message_kind"],
+                "origin": d["origin_kind"],
+                "authority": d["authority_class"],
+                "priority": d["priority"],
+                "text": d["text"],
+            }
         elif k == "assistant_round":
-            row = {"assistant": d["text"], "calls": [[c["name"], c.get("arguments")] for c in d["tool_calls"]]}
+            row = {
+                "assistant": d["text"],
+                "calls": [[c["name"], c.get("arguments")] for c in d["tool_calls"]],
+            }
         elif k == "tool_result":
             env = d["envelope"]
-            row = {"tool_result": d["tool_name"], "status": d["status"], "summary": env.get("summary_text")}
+            row = {
+                "tool_result": d["tool_name"],
+                "status": d["status"],
+                "summary": env.get("summary_text"),
+            }
             if env.get("error"):
                 row["error"] = env["error"]["kind"]
         elif k == "brief":
             b = d["brief"]
-            row = {"brief": b["kind"], "visibility": b["visibility"], "text": b["text"],
-                   "work_item": b.get("work_item_id")}
+            row = {
+                "brief": b["kind"],
+                "visibility": b["visibility"],
+                "text": b["text"],
+                "work_item": b.get("work_item_id"),
+            }
         elif k == "turn_terminal":
             row = {"turn_terminal": d["kind"]}
         else:
@@ -105,7 +124,8 @@ def check_golden(name: str, actual: str) -> None:
 
 
 def script_for(name: str, home, substitutions: dict[str, str]) -> Path:
-    """Copy golden/scenarios/<name>/script.jsonl into the agent home with {{placeholders}} filled."""
+    """Copy golden/scenarios/<name>/script.jsonl into the agent home
+    with {{placeholders}} filled."""
     text = (GOLDEN / name / "script.jsonl").read_text()
     for key, value in substitutions.items():
         text = text.replace("{{" + key + "}}", value)

@@ -7,12 +7,12 @@ import os
 import time
 
 import pytest
+from helpers import check_golden, normalize
 
-from holon.tools import registry
 from holon.agent.handle import Agent
 from holon.home.layout import Home
+from holon.tools import registry
 from holon.tools.base import ToolContext
-from helpers import check_golden, normalize
 
 
 @pytest.fixture
@@ -59,6 +59,7 @@ def test_large_output_head_tail_and_artifact(ctx):
     assert res["stdout_preview"].startswith("1\n2\n") and res["stdout_preview"].endswith("300000\n")
     assert "[output truncated" in res["stdout_preview"] and len(r) < 34000
     from pathlib import Path
+
     assert Path(art["path"]).read_text().splitlines()[149999] == "150000"
 
 
@@ -104,9 +105,17 @@ def test_promoted_then_already_running_then_stop(ctx):
 
 
 def test_batch_grouped_receipt(ctx):
-    env, r = call(ctx, "ExecCommandBatch", {"commands": [
-        {"cmd": "echo one", "login": False}, {"cmd": "sleep 5", "login": False, "yield_time_ms": 100},
-        {"cmd": "echo three; exit 1", "login": False}]})
+    env, r = call(
+        ctx,
+        "ExecCommandBatch",
+        {
+            "commands": [
+                {"cmd": "echo one", "login": False},
+                {"cmd": "sleep 5", "login": False, "yield_time_ms": 100},
+                {"cmd": "echo three; exit 1", "login": False},
+            ]
+        },
+    )
     items = env["result"]["items"]
     assert [i["status"] for i in items] == ["completed", "error", "completed"]
     assert items[1]["error"]["kind"] == "command_timeout" and items[2]["exit_status"] == 1
@@ -114,7 +123,9 @@ def test_batch_grouped_receipt(ctx):
 
 
 def test_task_output_and_status(ctx):
-    env, _ = call(ctx, "ExecCommand", {"cmd": "sleep 0.3; echo fin", "login": False, "yield_time_ms": 50})
+    env, _ = call(
+        ctx, "ExecCommand", {"cmd": "sleep 0.3; echo fin", "login": False, "yield_time_ms": 50}
+    )
     tid = env["result"]["task_handle"]["task_id"]
     st, _ = call(ctx, "TaskStatus", {"task_id": tid})
     assert "output_preview" not in json.dumps(st["result"])

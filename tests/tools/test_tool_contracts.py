@@ -5,17 +5,24 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import check_golden
 
 from holon.tools import registry, schema
-from helpers import check_golden
 
 TOOLS = registry.all_tools()
 
 
 def test_catalog_has_the_command_family():
     names = {t.name for t in TOOLS}
-    assert {"ExecCommand", "ExecCommandBatch", "TaskStatus", "TaskOutput", "TaskInput", "TaskStop",
-            "TaskList"} <= names
+    assert {
+        "ExecCommand",
+        "ExecCommandBatch",
+        "TaskStatus",
+        "TaskOutput",
+        "TaskInput",
+        "TaskStop",
+        "TaskList",
+    } <= names
 
 
 @pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.name)
@@ -27,12 +34,23 @@ def test_source_and_strict_schema(tool):
     strict = schema.strict(source)
     assert schema.validate_strict(strict) == []
     assert schema.relaxed(source)["additionalProperties"] is False
-    check_golden(f"schemas/{tool.name}.strict.json", json.dumps(strict, indent=2, sort_keys=True) + "\n")
+    check_golden(
+        f"schemas/{tool.name}.strict.json", json.dumps(strict, indent=2, sort_keys=True) + "\n"
+    )
 
 
 def test_batch_items_do_not_advertise_tty():
-    item = schema.source_schema(registry.get("ExecCommandBatch").Args)["properties"]["commands"]["items"]
-    assert set(item["properties"]) == {"cmd", "workdir", "shell", "login", "yield_time_ms", "max_output_tokens"}
+    item = schema.source_schema(registry.get("ExecCommandBatch").Args)["properties"]["commands"][
+        "items"
+    ]
+    assert set(item["properties"]) == {
+        "cmd",
+        "workdir",
+        "shell",
+        "login",
+        "yield_time_ms",
+        "max_output_tokens",
+    }
 
 
 def test_unknown_and_dormant_fields_are_errors(tmp_path):
@@ -42,11 +60,20 @@ def test_unknown_and_dormant_fields_are_errors(tmp_path):
 
     ctx = ToolContext(agent=Agent(Home(tmp_path, "a")), execution_root=tmp_path, cwd=tmp_path)
     env = registry.call(ctx, "ExecCommand", {"cmd": "true", "bogus": 1}).envelope
-    assert env["error"]["kind"] == "invalid_tool_input" and env["error"]["details"]["field"] == "bogus"
-    env = registry.call(ctx, "ExecCommandBatch", {"commands": [{"cmd": "true", "tty": True}]}).envelope
+    assert (
+        env["error"]["kind"] == "invalid_tool_input" and env["error"]["details"]["field"] == "bogus"
+    )
+    env = registry.call(
+        ctx, "ExecCommandBatch", {"commands": [{"cmd": "true", "tty": True}]}
+    ).envelope
     assert env["error"]["kind"] == "invalid_tool_input"
-    env = registry.call(ctx, "TaskOutput", {"task_id": "x", "block": False, "timeout_ms": 5}).envelope
-    assert env["error"]["kind"] == "invalid_tool_input" and env["error"]["details"]["field"] == "timeout_ms"
+    env = registry.call(
+        ctx, "TaskOutput", {"task_id": "x", "block": False, "timeout_ms": 5}
+    ).envelope
+    assert (
+        env["error"]["kind"] == "invalid_tool_input"
+        and env["error"]["details"]["field"] == "timeout_ms"
+    )
 
 
 def test_budget_default_cap_and_config(monkeypatch):

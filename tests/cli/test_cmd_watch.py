@@ -1,0 +1,78 @@
+"""`holon watch`: usage errors in process; one short real run in a subprocess that picks up a
+queued prompt, reports the turn, and exits 0 on SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+
+from cmd_checks import fails
+from helpers import subprocess_env, wait_for
+
+from holon.cli.watch import watch_cmd
+from holon.store import jsonl
+
+
+def test_needs_an_agent_or_all(agent):
+    assert watch_cmd.name == "watch"
+    fails("watch", code=2, kind="missing_agent")
+    fails("watch", "nobody", code=2, kind="unknown_agent")
+    fails("watch", "a", "nobody", code=2, kind="unknown_agent")
+
+
+def _watch(*args: str, env) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "holon", "watch", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _stop(proc: subprocess.Popen) -> tuple[int, str, str]:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        out, err = proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        raise AssertionError(f"watch did not exit on SIGTERM\n{out}\n{err}") from None
+    return proc.returncode, out, err
+
+
+def test_watch_runs_a_queued_prompt_and_exits_on_sigterm(agent, tmp_path):
+    from holon.ops import prompt
+
+    script = tmp_path / "s.jsonl"
+    script.write_text(json.dumps({"text": "watched"}) + "\n")
+    env = subprocess_env(HOLON_MODEL=f"scripted/{script}")
+    proc = _watch("a", env=env)
+    try:
+        queued = prompt.prompt(agent, "hello", wait=False, model=None)
+        wait_for(
+            lambda: any(b.get("text") == "watched" for b in jsonl.read(agent.briefs)), timeout=15
+        )
+    finally:
+        code, out, err = _stop(proc)
+    assert code == 0, err
+    assert out.splitlines() == [f"a: {queued['message_id']} completed"]
+    assert "Traceback" not in err and agent.queue.depth() == 0
+
+
+def test_quiet_all_prints_nothing(agent, tmp_path):
+    from holon.ops import prompt
+
+    script = tmp_path / "s.jsonl"
+    script.write_text(json.dumps({"text": "quiet"}) + "\n")
+    proc = _watch("--all", "--quiet", env=subprocess_env(HOLON_MODEL=f"scripted/{script}"))
+    try:
+        prompt.prompt(agent, "hello", wait=False, model=None)
+        wait_for(
+            lambda: any(b.get("text") == "quiet" for b in jsonl.read(agent.briefs)), timeout=15
+        )
+    finally:
+        code, out, err = _stop(proc)
+    assert (code, out) == (0, ""), err
