@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from holon import clock
@@ -17,6 +18,7 @@ from holon.home.layout import Home
 from holon.ids import new_id
 from holon.store.atomic import read_json, write_json
 
+TIMER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 _UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?\s*$")
 
@@ -80,7 +82,14 @@ def next_after(timer: dict[str, Any], planned_ts: float) -> float | None:
     return None
 
 
-def path(home: Home, timer_id: str):
+def path(home: Home, timer_id: str) -> Path:
+    """The file of timer `timer_id`; an id that is not a plain file name names no timer."""
+    if not TIMER_ID.fullmatch(timer_id or ""):
+        raise UsageError(
+            f"no timer {timer_id!r} for {home.agent_id}",
+            kind="unknown_timer",
+            hint=f"see `holon timer list {home.agent_id}` for its timers",
+        )
     return home.timers / f"{timer_id}.json"
 
 
@@ -140,11 +149,10 @@ def save(home: Home, timer: dict[str, Any]) -> None:
 def ids(home: Home) -> list[str]:
     """The ids of every timer file, sorted (no file is read)."""
     try:
-        return sorted(
-            n[:-5] for n in os.listdir(home.timers) if n.endswith(".json") and not n.startswith(".")
-        )
+        names = os.listdir(home.timers)
     except FileNotFoundError:
         return []
+    return sorted(n[:-5] for n in names if n.endswith(".json") and TIMER_ID.fullmatch(n[:-5]))
 
 
 def load(home: Home) -> list[dict[str, Any]]:

@@ -12,11 +12,11 @@ from holon.paths import agents_dir, holon_home, registry_path
 from holon.store.atomic import read_json, write_json
 from holon.store.locks import locked
 
-AGENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+AGENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # always fullmatch: `$` allows a "\n"
 
 
 def check_agent_id(agent_id: str) -> str:
-    if not AGENT_ID.match(agent_id):
+    if not AGENT_ID.fullmatch(agent_id):
         raise UsageError(
             f"invalid agent id {agent_id!r}",
             kind="invalid_agent_id",
@@ -85,5 +85,5 @@ def resolve(arg: str) -> Home:
     raise UnknownAgent(
         f"no agent {arg!r}",
         hint="list agents with `holon agents`, or create one with "
-        f"`holon init --agent-id {arg if AGENT_ID.match(arg) else 'ID'}`",
+        f"`holon init --agent-id {arg if AGENT_ID.fullmatch(arg) else 'ID'}`",
     )

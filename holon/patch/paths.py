@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from pathlib import Path
 
 from holon.patch.errors import patch_error
@@ -24,8 +25,9 @@ def unquote(raw: str) -> str:
             out += ch.encode("utf-8")
             i += 1
         elif body[i + 1] in "01234567":
-            out.append(int(body[i + 1 : i + 4], 8) & 0xFF)
-            i += 4
+            digits = re.match(r"[0-7]{1,3}", body[i + 1 : i + 4]).group()
+            out.append(int(digits, 8) & 0xFF)
+            i += 1 + len(digits)
         else:
             out.append(_ESCAPES.get(body[i + 1], ord(body[i + 1])))
             i += 2

@@ -104,8 +104,11 @@ def _claim(agent: Agent, report: TickReport) -> tuple[str, MessageEnvelope] | No
         try:
             return name, MessageEnvelope.model_validate(record)
         except ValidationError as exc:
-            reason = f"because it is not a valid message envelope ({exc.errors()[0]['msg']})"
-            _dead_letter(agent, name, record, report, reason=reason)
+            _dead_letter(agent, name, record, report, reason=_not_an_envelope(exc))
+
+
+def _not_an_envelope(exc: ValidationError) -> str:
+    return f"because it is not a valid message envelope ({exc.errors()[0]['msg']})"
 
 
 def _run_one(
@@ -211,9 +214,15 @@ def recover(agent: Agent, report: TickReport) -> None:
     queue = agent.home.queue
     for name in queue.in_progress():
         record = queue.read_cur(name)
-        if record is None:
+        if record is None:  # not JSON: kept aside as queue/dead/<name>.unreadable
+            queue.quarantine(queue.cur / name)
             continue
-        record["delivery_attempts"] = int(record.get("delivery_attempts", 0)) + 1
+        try:
+            MessageEnvelope.model_validate(record)
+        except ValidationError as exc:  # it would fail every later tick at its claim
+            _dead_letter(agent, name, record, report, reason=_not_an_envelope(exc))
+            continue
+        record["delivery_attempts"] = int(record.get("delivery_attempts") or 0) + 1
         if record["delivery_attempts"] >= delivery_limit():
             _dead_letter(agent, name, record, report)
             continue

@@ -88,7 +88,7 @@ class Queue:
             fsync_dir(self.cur)
             record = self._load(self.cur / name)
             if record is None:
-                self._quarantine(self.cur / name)
+                self.quarantine(self.cur / name)
                 continue
             return name, record
         return None
@@ -132,7 +132,8 @@ class Queue:
                 out.append(rec)
         return out
 
-    def _quarantine(self, path: Path) -> None:
+    def quarantine(self, path: Path) -> None:
+        """Set an unreadable message file aside as dead/<name>.unreadable."""
         try:
             os.rename(path, self.dead / (path.name + ".unreadable"))
         except FileNotFoundError:

@@ -18,11 +18,6 @@ def test_valid_agent_ids(ident):
     assert registry.check_agent_id(ident) == ident
 
 
-TRAILING_NEWLINE_BUG = pytest.mark.xfail(
-    strict=True, reason="bug: AGENT_ID.match with `$` accepts a trailing newline (use fullmatch)"
-)
-
-
 @pytest.mark.parametrize(
     "ident",
     [
@@ -35,7 +30,7 @@ TRAILING_NEWLINE_BUG = pytest.mark.xfail(
         "a" * 65,
         "é",
         "a\tb",
-        pytest.param("a\n", marks=TRAILING_NEWLINE_BUG),
+        "a\n",
     ],
 )
 def test_invalid_agent_ids(ident):

@@ -30,12 +30,6 @@ def test_unquote(raw, expected):
     assert unquote(raw) == expected
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="bug: unquote() parses octal escapes with int(body[i+1:i+4], 8) and "
-    "raises ValueError when fewer than 3 octal digits follow the backslash",
-)
 def test_unquote_short_octal_escape_is_not_a_crash():
     unquote('"x\\1.txt"')
 

@@ -101,11 +101,6 @@ def test_message_past_the_delivery_limit_is_dead_lettered_and_its_turn_dropped(a
     assert "after 2 delivery attempts" in _briefs(agent, "failure")[0]["text"]
 
 
-@pytest.mark.xfail(
-    raises=KeyError,
-    strict=True,
-    reason="bug: recover() reads record['id'] of a claimed record that has none",
-)
 def test_interrupted_record_without_id_does_not_wedge_the_tick(agent):
     (agent.queue.cur / "2-00000000000000000001-1-abcd.json").write_text('{"kind": "x"}\n')
     report = tick(agent)

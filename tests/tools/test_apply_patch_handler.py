@@ -83,12 +83,6 @@ def test_render_is_the_patch_receipt():
     assert ApplyPatch().render(env, RenderPolicy()) == "Applied patch: A n.txt"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="bug: holon/patch/paths.py unquote() int(..., 8) on a short octal escape "
-    "raises ValueError, which escapes registry.call",
-)
 def test_malformed_quoted_path_is_an_error_envelope(ctx):
     patch = '--- "a/x\\1.txt"\n+++ "b/x\\1.txt"\n@@ -1 +1 @@\n-a\n+b\n'
     env = registry.call(ctx, "ApplyPatch", {"patch": patch}).envelope
