@@ -102,6 +102,9 @@ def commit(changes: list[Change]) -> None:
     made: list[Path] = []
     try:
         for change in changes:
+            if change.src is not None and not os.access(change.src.parent, os.W_OK | os.X_OK):
+                # an unlink that would fail after the renames: refuse now, while nothing changed
+                raise PermissionError(13, "Permission denied", str(change.src))
             if change.dst is not None:
                 _make_parents(change.dst.parent, made)
                 staged.append((stage_bytes(change.dst, change.data, mode=change.mode), change.dst))

@@ -211,13 +211,6 @@ def test_new_file_in_read_only_directory(shared_dir):
     assert snapshot(shared_dir) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="bug: holon/patch/transaction.py commit() unlinks deleted files and rename "
-    "sources after os.replace has installed the other files, outside the "
-    "try/except: a PermissionError escapes raw and earlier files stay changed",
-)
 @pytest.mark.parametrize(
     "patch",
     [
