@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 from typing import Any
 
@@ -58,19 +59,23 @@ def _guard_allows(agent: Agent, timer: dict[str, Any]) -> bool:
     timeout = config.env_int(
         "HOLON_TIMER_GUARD_TIMEOUT_S", "runtime.timer_guard_timeout_s", DEFAULT_GUARD_TIMEOUT_S
     )
+    proc = subprocess.Popen(
+        ["/bin/sh", "-c", guard],
+        cwd=agent.home.root,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
-        proc = subprocess.run(
-            ["/bin/sh", "-c", guard],
-            cwd=agent.home.root,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            timeout=timeout,
-            start_new_session=True,
-        )
-        code: int | str = proc.returncode
+        code: int | str = proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         code = "timeout"
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # the guard and everything it started
+        except ProcessLookupError:
+            pass
+        proc.wait()
     if code == 0:
         return True
     agent.event("timer_guard_declined", timer_id=timer["id"], guard=guard, exit_status=code)

@@ -36,7 +36,9 @@ def parse_spec(spec: str) -> tuple[dict[int, str], int | None]:
     return outputs, stdin_fd
 
 
-def supervise(home: Home, task_id: str, outputs: dict[int, str], stdin_fd: int | None) -> None:
+def supervise(
+    home: Home, task_id: str, outputs: dict[int, str], stdin_fd: int | None, fifo_fd: int | None
+) -> None:
     tdir = home.task_dir(task_id)
     record = store.load(home, task_id) or {}
     record["supervisor_pid"] = os.getpid()
@@ -46,11 +48,8 @@ def supervise(home: Home, task_id: str, outputs: dict[int, str], stdin_fd: int |
     for fd in outputs:
         os.set_blocking(fd, False)
         sel.register(fd, selectors.EVENT_READ, "out")
-    fifo_fd = (
-        _open_fifo(tdir, sel)
-        if stdin_fd is not None and record["command"].get("accepts_input")
-        else None
-    )
+    if fifo_fd is not None:
+        sel.register(fifo_fd, selectors.EVENT_READ, "fifo")
     out = os.open(tdir / "output.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     ended_at = None
     open_outputs = set(outputs)
@@ -82,13 +81,11 @@ def supervise(home: Home, task_id: str, outputs: dict[int, str], stdin_fd: int |
     _finish(home, tdir, store.load(home, task_id) or record)
 
 
-def _open_fifo(tdir: Path, sel: selectors.BaseSelector) -> int:
+def _open_fifo(tdir: Path) -> int:
     path = tdir / "stdin.fifo"
     if not path.exists():
         os.mkfifo(path, 0o600)
-    fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)  # RDWR: a closing writer is not EOF
-    sel.register(fd, selectors.EVENT_READ, "fifo")
-    return fd
+    return os.open(path, os.O_RDWR | os.O_NONBLOCK)  # RDWR: a closing writer is not EOF
 
 
 def _forward(fifo_fd: int, stdin_fd: int | None) -> None:
@@ -110,12 +107,12 @@ def _forward(fifo_fd: int, stdin_fd: int | None) -> None:
 
 
 def _finish(home: Home, tdir: Path, record: dict) -> None:
-    from holon.tasks import (
-        results,
-    )  # admission and pydantic: loaded only when the task ends (fast start)
+    # admission and pydantic: loaded only when the task ends, so the supervisor starts fast
+    from holon.tasks import results
 
     exit_status = store.read_exit_status(tdir)
     if (tdir / "stop_requested").exists():
+        record["stop_requested"] = True
         results.finish(home, record, "cancelled", exit_status=exit_status)
     elif exit_status is not None:
         results.finish(
@@ -139,11 +136,15 @@ def _finish(home: Home, tdir: Path, record: dict) -> None:
 def main(argv: list[str]) -> int:
     home, task_id = Home(argv[0]), argv[1]
     outputs, stdin_fd = parse_spec(argv[2] if len(argv) > 2 else "")
+    record = store.load(home, task_id) or {}
+    accepts = stdin_fd is not None and (record.get("command") or {}).get("accepts_input")
+    # the input channel exists before the starter returns, so TaskInput right after promotion works
+    fifo_fd = _open_fifo(home.task_dir(task_id)) if accepts else None
     child = os.fork()  # detach: the starter waits for this process, never for the supervisor
     if child:
         store.set_active(home, task_id, child)
         os._exit(0)
-    supervise(home, task_id, outputs, stdin_fd)
+    supervise(home, task_id, outputs, stdin_fd, fifo_fd)
     return 0
 
 
