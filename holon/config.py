@@ -61,7 +61,7 @@ def env_int(name: str, dotted: str | None, default: int) -> int:
             ) from None
     if dotted is not None:
         value = get(dotted)
-        if isinstance(value, int):
+        if isinstance(value, int) and not isinstance(value, bool):
             return value
     return default
 

@@ -96,6 +96,7 @@ def set_limits(agent: Agent, **given: int | None) -> None:
     with agent.state_lock():
         data = read_json(agent.home.budget_json, {}) or {}
         data.update(changed)
-        data = {k: v for k, v in data.items() if k in BUDGET_KEYS and v}
+        # a 0 is kept: it removes the limit here and hides one that agent.json sets
+        data = {k: v for k, v in data.items() if k in BUDGET_KEYS and v is not None}
         write_json(agent.home.budget_json, {"schema_version": 1, **data})
     agent.event("budget_set", **changed)

@@ -17,4 +17,4 @@ def write_artifact(artifacts_dir: Path, stem: str, data: bytes | str) -> str:
         data = data.encode("utf-8")
     path = artifacts_dir / f"{stem}-{secrets.token_hex(4)}.log"
     write_bytes(path, data)
-    return os.fspath(path)
+    return os.fspath(path.absolute())

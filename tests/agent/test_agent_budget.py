@@ -136,7 +136,12 @@ def test_set_limits_zero_removes_none_keeps(agent):
         "turn_tokens": 50,
     }
     budget.set_limits(a, turn_tokens=0, daily_tokens=None)
-    assert read_json(agent.budget_json) == {"schema_version": 1, "daily_tokens": 500}
+    # the 0 stays in budget.json, so a turn limit in agent.json stays removed too
+    assert read_json(agent.budget_json) == {
+        "schema_version": 1,
+        "daily_tokens": 500,
+        "turn_tokens": 0,
+    }
     assert budget.limits(a) == {"daily_tokens": 500}
     assert _events(agent, "budget_set") == [
         {"daily_tokens": 500, "turn_tokens": 50},
@@ -151,11 +156,6 @@ def test_set_limits_with_nothing_to_change_writes_nothing(agent):
     assert _events(agent, "budget_set") == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: set_limits drops 0 from budget.json, so the agent.json "
-    "limit applies again although `0 removes the limit`",
-)
 def test_zero_removes_a_limit_that_agent_json_sets(agent):
     a = Agent(agent)
     _identity_budget(agent, turn_tokens=100)
