@@ -54,7 +54,7 @@ def _read(path: Path) -> str | None:
 
 
 def _skills(home: Home) -> list[str]:
-    root = home.root / "skills"
+    root = home.skills
     try:
         return sorted(p.parent.name for p in root.glob("*/SKILL.md"))
     except OSError:
