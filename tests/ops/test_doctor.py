@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
+from fakes import FAKE_CRONTAB, executable
 from scenario_helpers import cli
 
 from holon.agent import admission
@@ -18,37 +18,9 @@ from holon.model.records import AgentStatus
 from holon.ops import doctor, schedule
 from holon.runtime.tick import tick
 
-FAKE_CRONTAB = """#!/bin/sh
-case "$1" in
-  -l) [ -f "$FAKE_CRONTAB" ] || { echo "no crontab for you" >&2; exit 1; }
-      exec /bin/cat "$FAKE_CRONTAB";;
-  -) exec /bin/cat > "$FAKE_CRONTAB";;
-esac
-exit 2
-"""
-
-
-def _executable(path: Path, text: str) -> Path:
-    path.write_text(text)
-    path.chmod(0o755)
-    return path
-
-
-@pytest.fixture
-def sandbox(tmp_path, monkeypatch) -> Path:
-    """A PATH with a fake `holon` only; HOME and XDG_CONFIG_HOME inside tmp_path."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    _executable(bin_dir / "holon", "#!/bin/sh\nexit 0\n")
-    monkeypatch.setenv("PATH", str(bin_dir))
-    monkeypatch.setenv("HOME", str(tmp_path / "user"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    monkeypatch.setenv("FAKE_CRONTAB", str(tmp_path / "crontab.txt"))
-    return bin_dir
-
 
 def _with_crontab(sandbox: Path, text: str | None) -> None:
-    _executable(sandbox / "crontab", FAKE_CRONTAB)
+    executable(sandbox / "crontab", FAKE_CRONTAB)
     if text is not None:
         Path(os.environ["FAKE_CRONTAB"]).write_text(text)
 

@@ -10,43 +10,11 @@ import os
 from pathlib import Path
 
 import pytest
+from fakes import FAKE_CRONTAB, FAKE_SYSTEMCTL, executable
 from scenario_helpers import cli
 
 from holon.errors import OperationFailed
 from holon.ops import schedule, schedule_install
-
-FAKE_CRONTAB = """#!/bin/sh
-case "$1" in
-  -l) [ -f "$FAKE_CRONTAB" ] || { echo "no crontab for you" >&2; exit 1; }
-      exec /bin/cat "$FAKE_CRONTAB";;
-  -) [ -n "$FAKE_CRONTAB_REFUSE" ] && { echo "bad minute" >&2; exit 1; }
-     exec /bin/cat > "$FAKE_CRONTAB";;
-esac
-exit 2
-"""
-FAKE_SYSTEMCTL = """#!/bin/sh
-echo "$@" >> "$FAKE_SYSTEMCTL_LOG"
-exit ${FAKE_SYSTEMCTL_EXIT:-0}
-"""
-
-
-def _executable(path: Path, text: str) -> Path:
-    path.write_text(text)
-    path.chmod(0o755)
-    return path
-
-
-@pytest.fixture
-def sandbox(tmp_path, monkeypatch) -> Path:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    _executable(bin_dir / "holon", "#!/bin/sh\nexit 0\n")
-    monkeypatch.setenv("PATH", str(bin_dir))
-    monkeypatch.setenv("HOME", str(tmp_path / "user"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    monkeypatch.setenv("FAKE_CRONTAB", str(tmp_path / "crontab.txt"))
-    monkeypatch.setenv("FAKE_SYSTEMCTL_LOG", str(tmp_path / "systemctl.log"))
-    return bin_dir
 
 
 def _crontab() -> Path:
@@ -54,7 +22,7 @@ def _crontab() -> Path:
 
 
 def test_cron_install_replaces_only_the_tick_line(sandbox):
-    _executable(sandbox / "crontab", FAKE_CRONTAB)
+    executable(sandbox / "crontab", FAKE_CRONTAB)
     _crontab().write_text("0 3 * * * /usr/bin/backup\n*/5 * * * * /old/holon tick --all\n")
     line = schedule.cron_line(str(sandbox / "holon"), "1m")
     assert schedule_install.cron(line) == f"installed in crontab: {line}"
@@ -64,7 +32,7 @@ def test_cron_install_replaces_only_the_tick_line(sandbox):
 
 
 def test_cron_install_into_an_empty_crontab(sandbox):
-    _executable(sandbox / "crontab", FAKE_CRONTAB)
+    executable(sandbox / "crontab", FAKE_CRONTAB)
     schedule_install.cron("* * * * * /x/holon tick --all")
     assert _crontab().read_text() == "* * * * * /x/holon tick --all\n"
 
@@ -76,7 +44,7 @@ def test_cron_install_without_crontab(sandbox):
 
 
 def test_cron_install_refused_by_crontab(sandbox, monkeypatch):
-    _executable(sandbox / "crontab", FAKE_CRONTAB)
+    executable(sandbox / "crontab", FAKE_CRONTAB)
     monkeypatch.setenv("FAKE_CRONTAB_REFUSE", "1")
     with pytest.raises(OperationFailed) as err:
         schedule_install.cron("* * * * * /x/holon tick --all")
@@ -103,7 +71,7 @@ def test_systemd_install_without_systemctl_explains_how_to_enable(sandbox):
 
 
 def test_systemd_install_enables_the_timer(sandbox, monkeypatch):
-    _executable(sandbox / "systemctl", FAKE_SYSTEMCTL)
+    executable(sandbox / "systemctl", FAKE_SYSTEMCTL)
     out = schedule_install.systemd(schedule.systemd_units("/x/holon"))
     assert out.endswith("\nenabled holon-tick.timer")
     log = Path(os.environ["FAKE_SYSTEMCTL_LOG"]).read_text()
@@ -113,7 +81,7 @@ def test_systemd_install_enables_the_timer(sandbox, monkeypatch):
 
 
 def test_schedule_cron_install_command(sandbox):
-    _executable(sandbox / "crontab", FAKE_CRONTAB)
+    executable(sandbox / "crontab", FAKE_CRONTAB)
     code, out, err = cli("schedule", "cron", "--every", "5m", "--install")
     assert code == 0, err
     exe = sandbox / "holon"
