@@ -23,21 +23,22 @@ def _nonempty(path: os.PathLike) -> bool:
 
 def due_reasons(home: Home) -> list[str]:
     """Why a tick should run for `home` (empty list: idle)."""
+    new, cur, wake_hint, next_due_file, tasks_active = home.idle_files
     reasons = []
-    if _nonempty(home.queue.new):
+    if _nonempty(new):
         reasons.append("queued_messages")
-    if _nonempty(home.queue.cur):
+    if _nonempty(cur):
         reasons.append("interrupted_messages")
-    if home.wake_hint.exists():
+    if os.path.exists(wake_hint):
         reasons.append("wake_hint")
     try:
-        with open(home.next_due, "rb") as fh:
+        with open(next_due_file, "rb") as fh:
             next_due = float(fh.read().strip() or b"inf")
         if next_due <= clock.now_ts():
             reasons.append("timer_due")
     except (FileNotFoundError, ValueError):
         pass
-    if _dead_task_supervisor(home.tasks_active):
+    if _dead_task_supervisor(tasks_active):
         reasons.append("task_recovery")
     return reasons
 

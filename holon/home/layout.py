@@ -24,6 +24,9 @@ tasks/*/control.sock
 
 
 DOT = ".holon"  # the runtime's own directory inside a home; spelled nowhere else
+# paths relative to DOT that the idle check reads as plain strings (see Home.idle_files)
+NEXT_DUE, WAKE_HINT, TASKS_ACTIVE = "next_due", "wake_hint.json", os.path.join("tasks", "active")
+QUEUE_NEW, QUEUE_CUR = os.path.join("queue", "new"), os.path.join("queue", "cur")
 
 
 def is_home(path: str | os.PathLike) -> bool:
@@ -71,15 +74,15 @@ class Home:
     context_episodes = property(lambda self: self.ledger / "context_episodes.jsonl")
     turns = property(lambda self: self.ledger / "turns.jsonl")
     tasks = property(lambda self: self.dot / "tasks")
-    tasks_active = property(lambda self: self.tasks / "active")  # <task_id> -> supervisor pid
+    tasks_active = property(lambda self: self.dot / TASKS_ACTIVE)  # <task_id> -> supervisor pid
     timers = property(lambda self: self.dot / "timers")
     artifacts = property(lambda self: self.dot / "artifacts")
     indexes = property(lambda self: self.dot / "indexes")
     locks = property(lambda self: self.dot / "locks")
     turn_lock = property(lambda self: self.locks / "turn.lock")
     state_lock = property(lambda self: self.locks / "state.lock")
-    next_due = property(lambda self: self.dot / "next_due")
-    wake_hint = property(lambda self: self.dot / "wake_hint.json")
+    next_due = property(lambda self: self.dot / NEXT_DUE)
+    wake_hint = property(lambda self: self.dot / WAKE_HINT)
     wake_hint_converting = property(lambda self: self.dot / "wake_hint.converting.json")
     triggers = property(lambda self: self.dot / "triggers")
     trigger_descriptor = property(lambda self: self.triggers / "default.json")
@@ -100,6 +103,14 @@ class Home:
     @cached_property
     def queue(self) -> Queue:
         return Queue(self.dot / "queue")
+
+    @property
+    def idle_files(self) -> tuple[str, str, str, str, str]:
+        """(queue/new, queue/cur, wake hint, next_due, tasks/active) as strings: the idle check
+        under cron runs over every agent, and joining strings costs a fraction of building Paths."""
+        dot = os.path.join(str(self.root), DOT)
+        names = (QUEUE_NEW, QUEUE_CUR, WAKE_HINT, NEXT_DUE, TASKS_ACTIVE)
+        return tuple(os.path.join(dot, name) for name in names)  # type: ignore[return-value]
 
     def exists(self) -> bool:
         return self.agent_json.is_file()
