@@ -104,12 +104,12 @@ def materialise(
     shutil.copytree(source, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("skills.json"))
     for keep in root.rglob(".keep"):
         keep.unlink()
-    for d in ("memory", "notes", "work", "skills"):
-        (root / d).mkdir(exist_ok=True)
-    for name, text in (("self.md", "# Self\n"), ("operator.md", "# Operator\n")):
-        if not (root / "memory" / name).exists():
-            write_text(root / "memory" / name, text)
     home = Home(root, agent_id)
+    for d in (home.memory, root / "notes", root / "work", home.skills):
+        d.mkdir(exist_ok=True)
+    for name, text in (("self.md", "# Self\n"), ("operator.md", "# Operator\n")):
+        if not (home.memory / name).exists():
+            write_text(home.memory / name, text)
     home.ensure_dirs()
     write_text(home.dot / ".gitignore", GITIGNORE)
     ident = AgentIdentity(
