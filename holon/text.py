@@ -50,3 +50,9 @@ def pretty_if_json(text: str) -> str:
     except ValueError:
         return text
     return json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` on one line, cut to `limit` characters with an ellipsis when longer."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: max(1, limit - 1)].rstrip() + "…"

@@ -90,6 +90,8 @@ class Home:
     budget_json = property(lambda self: self.dot / "budget.json")
     workspace_json = property(lambda self: self.dot / "workspace.json")
     scripted_cursor = property(lambda self: self.dot / "scripted_cursor.json")
+    # the OpenAI Responses transport's last request and response, for previous_response_id
+    provider_continuation = property(lambda self: self.dot / "responses_continuation.json")
     memory = property(lambda self: self.root / "memory")
     skills = property(lambda self: self.root / "skills")
     work_items_dir = property(lambda self: self.root / "work-items")

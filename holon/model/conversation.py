@@ -38,6 +38,7 @@ class TokenUsage(BaseModel):
 class PromptBlock(BaseModel):
     text: str
     cache_breakpoint: bool = False
+    name: str = ""  # what the block is (policy, agent_instructions, episodes, ...): for manifests
 
 
 class PromptCache(BaseModel):

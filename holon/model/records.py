@@ -59,6 +59,44 @@ class TokenUsageSummary(BaseModel):
     last_turn: TokenUsage | None = None
 
 
+class WorkingMemory(BaseModel):
+    """The spec's `workingMemory`: structured working state derived after each settled turn, its
+    revision, the delta not yet shown to the model, and the open episode builder."""
+
+    current: dict[str, Any] = Field(default_factory=dict)
+    revision: int = 0
+    pending_delta: list[str] = Field(default_factory=list)
+    last_prompted_revision: int = 0
+    # the rendering last handed to a prompt (the base the next delta is taken against)
+    last_prompted: list[str] = Field(default_factory=list)
+    active_episode_id: str | None = None
+    archived_episode_count: int = 0
+    active_episode_builder: dict[str, Any] | None = None
+    last_turn_id: str | None = None  # the last settled turn merged in (a repeated settle skips)
+
+
+class ContextState(BaseModel):
+    """Where the conversation window starts, how estimates are calibrated, and the last
+    compaction."""
+
+    # byte offset into the transcript where the replayed conversation begins; earlier turns live
+    # on in episodes
+    window_start: int = 0
+    compression_epoch: int = 0
+    compacted_turns: int = 0
+    # transcript offset up to which finalized episodes cover the turns
+    episodes_through: int = 0
+    # working memory as of the last compaction: shown in the episode block until the next one
+    snapshot: list[str] = Field(default_factory=list)
+    snapshot_revision: int = 0
+    # model ref -> provider-reported input tokens / holon's estimate (smoothed)
+    calibration: dict[str, float] = Field(default_factory=dict)
+    # model ref -> a window learned from a context-length error (smaller than the configured one)
+    learned_window: dict[str, int] = Field(default_factory=dict)
+    last_request: dict[str, Any] | None = None
+    last_compaction: dict[str, Any] | None = None
+
+
 class AgentState(_Record):
     id: str
     status: AgentStatus = AgentStatus.awake_idle
@@ -95,6 +133,8 @@ class AgentState(_Record):
     inflight: dict[str, dict[str, Any]] = Field(default_factory=dict)
     last_settled_turn_id: str | None = None
     paused_from: str | None = None
+    working_memory: WorkingMemory = Field(default_factory=WorkingMemory)
+    context: ContextState = Field(default_factory=ContextState)
 
 
 class BriefRecord(_Record):

@@ -1,28 +1,21 @@
-"""Prompt assembly: the provider-neutral prompt frame and the replayable conversation window.
+"""The prompt frame: stable system blocks, then the episode block.
 
-Order (runtime spec, AGENTS.md Loading Contract): runtime policy, event/task
-mode guidance, agent-scoped AGENTS.md, workspace AGENTS.md, skills, tools.
+Order (runtime spec, AGENTS.md Loading Contract): runtime policy, event/task mode guidance, the
+agent's environment, agent-scoped AGENTS.md and agent memory (memory/self.md,
+memory/operator.md), workspace AGENTS.md, skills, tools. These are the stable surface: the
+prompt cache key is a hash of them and the tool catalog, so it moves only when they change. The
+episode block (working memory as of the last compaction and the episodes folded out of the
+window) follows as a context block and changes only at compaction.
 """
 
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
 
+from holon.context import memory
 from holon.home.layout import Home
-from holon.model.conversation import (
-    AssistantItem,
-    PromptBlock,
-    PromptCache,
-    PromptFrame,
-    ToolCall,
-    ToolResultItem,
-    UserItem,
-)
-from holon.store import jsonl
-
-WINDOW_ENTRIES = 400
+from holon.model.conversation import PromptBlock, PromptCache, PromptFrame
 
 POLICY = """\
 You are a long-lived agent run by holon. Each turn starts from one queued message; \
@@ -37,7 +30,13 @@ timers are runtime signals.
 Engineering guardrails: prefer root-cause fixes over symptom patches; make no \
 unrelated changes; verify with the real build or test commands; leave no temporary \
 files behind. Inspect repositories shell-first (`rg --files`, `rg -n`, `sed -n \
-start,endp`, `head`, `tail`) rather than dumping whole files."""
+start,endp`, `head`, `tail`) rather than dumping whole files.
+
+Your context is bounded and you live for a long time: turns that leave the conversation \
+window are kept as episode summaries beside a working-memory record, and an older tool \
+result of a long turn may be shown as a summary that names the file holding its full \
+output. Keep what must last in memory/self.md (about yourself and your work) and \
+memory/operator.md (about your operator); both are shown to you every turn."""
 
 EVENT_GUIDANCE = """\
 Waiting is event-driven. A command that outlives its yield time becomes a background \
@@ -61,111 +60,89 @@ def _skills(home: Home) -> list[str]:
         return []
 
 
-def build_frame(
-    home: Home,
-    *,
-    tool_guidance: list[str],
-    workspace_root: Path | None = None,
-    context_lines: list[str] | None = None,
-    tools_digest: str = "",
-) -> PromptFrame:
-    blocks = [PromptBlock(text=POLICY), PromptBlock(text=EVENT_GUIDANCE)]
+def system_blocks(
+    home: Home, *, tool_guidance: list[str], workspace_root: Path | None = None
+) -> list[PromptBlock]:
+    """The stable blocks after the policy, in contract order; the last carries the cache
+    breakpoint."""
+    blocks = [
+        PromptBlock(name="mode_guidance", text=EVENT_GUIDANCE),
+        PromptBlock(
+            name="environment",
+            text=f"# Environment\nAgent: {home.agent_id}\nAgent home: {home.root}",
+        ),
+    ]
     agents_md = _read(home.agents_md)
-    if agents_md:
+    if agents_md and agents_md.strip():
         blocks.append(
-            PromptBlock(text=f"# Agent instructions ({home.agents_md})\n\n{agents_md.strip()}")
+            PromptBlock(
+                name="agent_instructions",
+                text=f"# Agent instructions ({home.agents_md})\n\n{agents_md.strip()}",
+            )
+        )
+    for name, path, text in memory.memory_files(home):
+        blocks.append(
+            PromptBlock(
+                name=f"memory_{name}",
+                text=f"# Agent memory: {name} ({path})\n\n{text}",
+            )
         )
     if workspace_root is not None and workspace_root != home.root:
         ws = _read(workspace_root / "AGENTS.md") or _read(workspace_root / "CLAUDE.md")
-        if ws:
+        if ws and ws.strip():
             blocks.append(
-                PromptBlock(text=f"# Workspace instructions ({workspace_root})\n\n{ws.strip()}")
+                PromptBlock(
+                    name="workspace_instructions",
+                    text=f"# Workspace instructions ({workspace_root})\n\n{ws.strip()}",
+                )
             )
     skills = _skills(home)
     if skills:
         blocks.append(
             PromptBlock(
+                name="skills",
                 text="# Skills\nIf a skill matches the task, read its SKILL.md first:\n"
-                + "\n".join(f"- skills/{s}/SKILL.md" for s in skills)
+                + "\n".join(f"- skills/{s}/SKILL.md" for s in skills),
             )
         )
     if tool_guidance:
-        blocks.append(PromptBlock(text="# Tools\n" + "\n\n".join(tool_guidance)))
+        blocks.append(
+            PromptBlock(name="tool_guidance", text="# Tools\n" + "\n\n".join(tool_guidance))
+        )
     blocks[-1].cache_breakpoint = True
-    system = "\n\n".join(b.text for b in blocks)
-    context = [PromptBlock(text="\n".join(context_lines))] if context_lines else []
-    stable = hashlib.sha256((system + tools_digest).encode("utf-8")).hexdigest()[:16]
+    return blocks
+
+
+def build_frame(
+    home: Home,
+    *,
+    tool_guidance: list[str],
+    workspace_root: Path | None = None,
+    tools_digest: str = "",
+    episode_block: str = "",
+    working_memory_revision: int = 0,
+    compression_epoch: int = 0,
+) -> PromptFrame:
+    blocks = system_blocks(home, tool_guidance=tool_guidance, workspace_root=workspace_root)
+    stable_text = POLICY + "".join(b.text for b in blocks)
+    context = (
+        [PromptBlock(name="episodes", text=episode_block, cache_breakpoint=True)]
+        if episode_block
+        else []
+    )
+    stable = hashlib.sha256((stable_text + tools_digest).encode("utf-8")).hexdigest()[:16]
     fingerprint = hashlib.sha256(
-        (system + "".join(b.text for b in context)).encode("utf-8")
+        (stable_text + tools_digest + episode_block).encode("utf-8")
     ).hexdigest()[:16]
     return PromptFrame(
-        system_prompt=system,
+        system_prompt=POLICY,
         system_blocks=blocks,
         context_blocks=context,
         cache=PromptCache(
             agent_id=home.agent_id,
             prompt_cache_key=f"holon-{home.agent_id}-{stable}",
             context_fingerprint=fingerprint,
+            working_memory_revision=working_memory_revision,
+            compression_epoch=compression_epoch,
         ),
     )
-
-
-def message_text(data: dict[str, Any]) -> str:
-    """A message as the model sees it: a provenance line, then the body."""
-    head = (
-        f"[{data.get('message_kind')} · origin {data.get('origin_kind')} · "
-        f"{data.get('authority_class')} · trust {data.get('trust')}]"
-    )
-    return f"{head}\n{data.get('text', '')}"
-
-
-def conversation(home: Home) -> list[Any]:
-    """The replayable conversation window rebuilt from the tail of the transcript."""
-    entries = jsonl.tail(home.transcript, WINDOW_ENTRIES)
-    while entries and entries[0].get("kind") != "message":
-        entries.pop(0)
-    return items_from(entries)
-
-
-def items_from(entries: list[dict[str, Any]]) -> list[Any]:
-    items: list[Any] = []
-    open_calls: dict[str, ToolCall] = {}
-    for e in entries:
-        kind, data = e.get("kind"), e.get("data", {})
-        if kind == "message":
-            _close(items, open_calls)
-            items.append(UserItem(text=message_text(data)))
-        elif kind == "assistant_round":
-            _close(items, open_calls)
-            calls = [ToolCall(**c) for c in data.get("tool_calls", [])]
-            items.append(AssistantItem(text=data.get("text", ""), tool_calls=calls))
-            open_calls = {c.id: c for c in calls}
-        elif kind == "tool_result" and data.get("call_id") in open_calls:
-            call = open_calls.pop(data["call_id"])
-            items.append(
-                ToolResultItem(
-                    call_id=call.id,
-                    tool_name=call.name,
-                    content=data.get("rendered", ""),
-                    is_error=data.get("status") == "error",
-                    kind=call.kind,
-                )
-            )
-    _close(items, open_calls)
-    return items
-
-
-def _close(items: list[Any], open_calls: dict[str, ToolCall]) -> None:
-    """A call left without a result (a crash long ago) still gets one, so every API accepts the
-    history."""
-    for call in list(open_calls.values()):
-        items.append(
-            ToolResultItem(
-                call_id=call.id,
-                tool_name=call.name,
-                is_error=True,
-                kind=call.kind,
-                content="tool call was interrupted; its outcome is unknown",
-            )
-        )
-    open_calls.clear()

@@ -2,13 +2,15 @@
 
 Lowering: `system` is a list of text blocks (system prompt, then system
 blocks) with `cache_control: {"type": "ephemeral"}` on blocks marked
-`cache_breakpoint` (at most the last 4 marks, the API's limit); context blocks
-lead the first user message; assistant rounds carry `tool_use` blocks; tool
-results become `tool_result` blocks (`tool_use_id`, `is_error`) that lead
-their user message, consecutive results sharing one message. Every tool is a
-JSON tool with `input_schema` — ApplyPatch included, with its `patch`
-schema (no freeform grammar here); a freeform call made on another transport
-is replayed as `{<its one string field>: <raw text>}`.
+`cache_breakpoint`; context blocks (the episode block) lead the first user
+message, with their own mark; one rolling mark sits on the newest block of
+the last message (at most the last 4 marks are kept, the API's limit).
+Assistant rounds carry `tool_use` blocks; tool results become `tool_result`
+blocks (`tool_use_id`, `is_error`) that lead their user message, consecutive
+results sharing one message. Every tool is a JSON tool with `input_schema`,
+ApplyPatch included with its `patch` schema (no freeform grammar here); a
+freeform call made on another transport is replayed as
+`{<its one string field>: <raw text>}`.
 """
 
 from __future__ import annotations
@@ -118,6 +120,8 @@ def messages_payload(request: ProviderRequest) -> list[dict[str, Any]]:
             ]
             if content:
                 messages.append({"role": "assistant", "content": content})
+    if messages and messages[-1]["content"]:  # the rolling breakpoint: the newest block
+        messages[-1]["content"][-1]["cache_control"] = {"type": "ephemeral"}
     return messages
 
 

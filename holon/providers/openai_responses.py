@@ -13,6 +13,7 @@ from typing import Any
 
 from holon.model.conversation import (
     AssistantItem,
+    PromptFrame,
     ProviderFailure,
     ProviderRequest,
     ProviderResponse,
@@ -24,6 +25,7 @@ from holon.model.conversation import (
 )
 from holon.providers import errors
 from holon.providers.lowering import freeform_text
+from holon.store.atomic import read_json, write_json
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -290,6 +292,71 @@ def parse_response(data: Any, provider: str = "openai") -> ProviderResponse:
     )
 
 
+# -- continuation: previous_response_id for a strict append-only request -------------------------
+
+
+def _digest(value: Any) -> str:
+    import hashlib
+
+    data = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(data.encode("utf-8")).hexdigest()
+
+
+def _scope(request: ProviderRequest) -> list[str] | None:
+    cache = request.frame.cache
+    return [cache.agent_id, cache.prompt_cache_key] if cache is not None else None
+
+
+def output_as_input(request: ProviderRequest, response: ProviderResponse) -> list[dict[str, Any]]:
+    """The response as the next full request will replay it."""
+    replay = ProviderRequest(
+        model_ref=request.model_ref,
+        frame=PromptFrame(system_prompt=""),
+        conversation=[AssistantItem(text=response.text, tool_calls=response.tool_calls)],
+        tools=request.tools,
+    )
+    return input_items(replay)
+
+
+def incremental(
+    params: dict[str, Any], request: ProviderRequest, saved: Any
+) -> dict[str, Any] | None:
+    """`params` lowered to previous_response_id plus the new input items, when the full input is a
+    strict append-only extension of the saved request and response in the same cache scope and
+    with the same shape; otherwise None (send the full request)."""
+    scope = _scope(request)
+    if scope is None or not isinstance(saved, dict) or saved.get("scope") != scope:
+        return None
+    full = params["input"]
+    count = saved.get("count")
+    shape = _digest({k: v for k, v in params.items() if k != "input"})
+    if (
+        saved.get("shape") != shape
+        or not isinstance(count, int)
+        or not saved.get("response_id")
+        or not 0 < count < len(full)
+        or _digest(full[:count]) != saved.get("prefix")
+    ):
+        return None
+    return {**params, "input": full[count:], "previous_response_id": saved["response_id"]}
+
+
+def snapshot(
+    params: dict[str, Any], request: ProviderRequest, response: ProviderResponse
+) -> dict[str, Any] | None:
+    scope = _scope(request)
+    if scope is None or not response.response_id:
+        return None
+    items = list(params["input"]) + output_as_input(request, response)
+    return {
+        "scope": scope,
+        "shape": _digest({k: v for k, v in params.items() if k != "input"}),
+        "response_id": response.response_id,
+        "count": len(items),
+        "prefix": _digest(items),
+    }
+
+
 # -- the transport ------------------------------------------------------------------------------
 
 
@@ -302,6 +369,16 @@ class OpenAIResponsesProvider:
         self.base_url = str(
             config.get("base_url") or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         )
+        self.incremental = bool(config.get("incremental_responses")) or (
+            os.environ.get("HOLON_OPENAI_INCREMENTAL") == "1"
+        )
+        self.continuation_path: Any = None
+
+    def use_continuation(self, path: Any) -> None:
+        """Keep the last request/response digest at `path`, so a later request that only appends
+        can be sent as previous_response_id plus the new items (opt-in: incremental_responses)."""
+        if self.incremental:
+            self.continuation_path = path
 
     def complete(self, request: ProviderRequest) -> ProviderResponse:
         api_key = os.environ.get(self.key_env)
@@ -313,8 +390,30 @@ class OpenAIResponsesProvider:
             )
         params = request_params(request)
         params["max_output_tokens"] = request.max_output_tokens
+        path = self.continuation_path
+        lowered = incremental(params, request, read_json(path)) if path is not None else None
+        if lowered is not None:
+            try:
+                response = self._send(api_key, lowered, request.timeout_s)
+            except ProviderFailure:
+                response = None  # any failure of a continuation: fall back to the full request
+        else:
+            response = None
+        if response is None:
+            if path is not None:
+                _forget(path)
+            response = self._send(api_key, params, request.timeout_s)
+        if path is not None:
+            saved = snapshot(params, request, response)
+            if saved is None:
+                _forget(path)
+            else:
+                write_json(path, saved, mode=0o600)
+        return response
+
+    def _send(self, api_key: str, params: dict[str, Any], timeout_s: float) -> ProviderResponse:
         probe = errors.Probe()
-        client = sdk_client(api_key, self.base_url, request.timeout_s, probe)
+        client = sdk_client(api_key, self.base_url, timeout_s, probe)
         try:
             raw = client.responses.with_raw_response.create(**params)
             data = json.loads(raw.http_response.text)
@@ -325,6 +424,13 @@ class OpenAIResponsesProvider:
         finally:
             client.close()
         return parse_response(data, "openai")
+
+
+def _forget(path: Any) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def factory(model_ref: str, provider_config: dict[str, Any]) -> OpenAIResponsesProvider:

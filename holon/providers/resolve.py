@@ -50,10 +50,16 @@ def provider_config(provider_id: str) -> dict:
 
 
 def make_provider(
-    model_ref: str, *, home: Path | None = None, cursor: Path | None = None
+    model_ref: str,
+    *,
+    home: Path | None = None,
+    cursor: Path | None = None,
+    continuation: Path | None = None,
 ) -> Provider:
     """The transport for `model_ref`. A scripted path is resolved against `home` too; `cursor` is
-    where the scripted provider keeps its position (the caller's agent home decides where)."""
+    where the scripted provider keeps its position, `continuation` where a transport that can
+    continue a previous response keeps what it last sent (the caller's agent home decides
+    where)."""
     if "/" not in model_ref:
         raise ProviderFailure(
             "unsupported_transport",
@@ -86,4 +92,7 @@ def make_provider(
     import importlib
 
     module, factory = target.split(":")
-    return getattr(importlib.import_module(module), factory)(model_ref, table)
+    provider = getattr(importlib.import_module(module), factory)(model_ref, table)
+    if continuation is not None and hasattr(provider, "use_continuation"):
+        provider.use_continuation(continuation)
+    return provider

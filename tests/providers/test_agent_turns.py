@@ -44,16 +44,19 @@ def test_prompt_runs_tool_calls_through_the_transport(kit, server, monkeypatch):
 
 
 @pytest.mark.parametrize("kit", KITS, ids=lambda k: k.transport)
-def test_context_overflow_fails_the_turn_once(kit, server, monkeypatch):
+def test_context_overflow_compacts_once_then_fails_the_turn(kit, server, monkeypatch):
     assert run("init", "--agent-id", "a").returncode == 0
     kit.setup(server, monkeypatch)
+    kit.push_context_overflow(server)
     kit.push_context_overflow(server)
     env = subprocess_env(HOLON_FALLBACK_MODELS=kit.ref("m-2"))
     r = run("prompt", "a", "huge", "--json", "--model", kit.ref("m-1"), env=env)
     assert r.returncode == 1
     doc = json.loads(r.stdout)
     assert "context length was exceeded" in doc["failure_artifact"]["summary"]
-    assert len(server.requests) == 1  # no retry, no fallback
+    # one retry after compacting, never a fallback model (a smaller window is not a cure)
+    assert len(server.requests) == 2
+    assert all(r_.json.get("model") != "m-2" for r_ in server.requests)
     briefs = [json.loads(x) for x in run("briefs", "a", "--jsonl").stdout.splitlines()]
     assert briefs[-1]["kind"] == "failure" and briefs[-1]["text"]
 

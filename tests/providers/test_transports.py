@@ -177,6 +177,7 @@ def check_anthropic(bodies, first):
             "tool_use_id": "toolu_patch_1",
             "content": "error: hunk did not apply",
             "is_error": True,
+            "cache_control": {"type": "ephemeral"},  # the rolling breakpoint: the newest block
         },
     ]
 

@@ -87,23 +87,33 @@ def test_request_keeps_the_operator_message_and_the_calls(agent, script, monkeyp
             {"text": "Nothing."},
         ),
     )
-    request = context.build_request(Agent(agent), "anthropic/claude")
+    request = context.build_request(Agent(agent), "anthropic/claude").request
     items = request.conversation
-    assert [type(i) for i in items] == [UserItem, AssistantItem, ToolResultItem, AssistantItem]
+    assert [type(i) for i in items] == [
+        UserItem,
+        UserItem,
+        AssistantItem,
+        ToolResultItem,
+        AssistantItem,
+    ]
     assert items[0].text == (
         "[operator_prompt · origin operator · operator_instruction · "
         "trust trusted_operator]\nlist my work"
     )
-    assert items[1].tool_calls[0].name == "ListWorkItems"
-    assert items[2].tool_name == "ListWorkItems" and not items[2].is_error
+    lines = items[1].text.splitlines()  # the turn context, written when the turn began
+    assert lines[0] == "# Turn context"
+    assert "Current time: 2027-01-15T08:00:00.000Z" in lines and "Status: awake_running" in lines
+    assert f"Execution root: {agent.root}" in lines
+    assert not any(line.startswith("External trigger") for line in lines)
+    assert items[2].tool_calls[0].name == "ListWorkItems"
+    assert items[3].tool_name == "ListWorkItems" and not items[3].is_error
     assert request.model_ref == "anthropic/claude" and request.max_output_tokens == 8192
     names = {t.name for t in request.tools}
     assert {"Sleep", "CompleteWorkItem", "ApplyPatch"} <= names
-    assert prompt_guidance("json") in request.frame.system_prompt
-    lines = request.frame.context_blocks[0].text.splitlines()
-    assert lines[:2] == ["Agent: a", f"Agent home: {agent.root}"]
-    assert "Current time: 2027-01-15T08:00:00.000Z" in lines and "Status: awake_idle" in lines
-    assert not any(line.startswith("External trigger") for line in lines)
+    system = "\n".join(b.text for b in request.frame.system_blocks)
+    assert prompt_guidance("json") in system
+    assert f"# Environment\nAgent: a\nAgent home: {agent.root}" in system
+    assert "Current time" not in system  # nothing turn-scoped in the cached part
 
 
 def test_request_context_names_an_active_trigger_and_the_work_queue(agent, monkeypatch):
@@ -111,15 +121,20 @@ def test_request_context_names_an_active_trigger_and_the_work_queue(agent, monke
     descriptor, token = triggers.rotate(agent)
     a = Agent(agent)
     workitems.append(a, workitems.new_record("a", "Ship it"))
-    request = context.build_request(a, "openai/gpt")
-    text = request.frame.context_blocks[0].text
+    request = context.build_request(a, "openai/gpt").request
+    msg = MessageEnvelope.model_validate(_prompt(agent, "go"))
+    ts = begin(a, msg)
+    context.record_turn_context(a, ts)
+    text = ts.entries[-1]["data"]["text"]
     assert f"External trigger: {descriptor['external_trigger_id']} active" in text
     assert token not in text
     assert "# Work queue" in text and "Ship it" in text
-    assert prompt_guidance("freeform") in request.frame.system_prompt
+    assert prompt_guidance("freeform") in "\n".join(b.text for b in request.frame.system_blocks)
     assert request.max_output_tokens == 1234
     triggers.revoke(agent)
-    assert "External trigger" not in context.build_request(a, "x/y").frame.context_blocks[0].text
+    ts2 = begin(a, MessageEnvelope.model_validate(_prompt(agent, "again")))
+    context.record_turn_context(a, ts2)
+    assert "External trigger" not in ts2.entries[-1]["data"]["text"]
 
 
 def test_stale_reminder_is_sent_but_never_persisted(agent, monkeypatch):
@@ -130,7 +145,7 @@ def test_stale_reminder_is_sent_but_never_persisted(agent, monkeypatch):
     msg = MessageEnvelope.model_validate(_prompt(agent, "keep going"))
     ts = begin(a, msg)
     ts.rounds = [{"text": ""}, {"text": ""}]
-    request = context.build_request(a, "anthropic/claude", ts)
+    request = context.build_request(a, "anthropic/claude", ts).request
     last = request.conversation[-1]
     assert isinstance(last, UserItem) and last.text.startswith("[runtime reminder] 2 provider")
     assert "Long job" in last.text
@@ -142,5 +157,5 @@ def test_stale_reminder_is_sent_but_never_persisted(agent, monkeypatch):
     fresh = TurnState(turn_id="turn_y", message=msg)
     assert not any(
         "runtime reminder" in getattr(i, "text", "")
-        for i in context.build_request(a, "anthropic/claude", fresh).conversation
+        for i in context.build_request(a, "anthropic/claude", fresh).request.conversation
     )

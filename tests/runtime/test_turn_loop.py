@@ -38,6 +38,7 @@ def test_a_round_with_calls_records_intent_then_result_then_asks_again(agent, sc
     kinds = [e["kind"] for e in entries]
     assert kinds == [
         "message",
+        "turn_context",
         "assistant_round",
         "tool_call",
         "tool_result",

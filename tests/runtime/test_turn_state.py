@@ -148,6 +148,7 @@ def test_crashed_turn_resumes_without_repeating_done_calls(agent, script, tmp_pa
     kinds = [e["kind"] for e in _entries(agent)]
     assert kinds == [
         "message",
+        "turn_context",
         "assistant_round",
         "tool_call",
         "tool_result",

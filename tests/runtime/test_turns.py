@@ -29,6 +29,7 @@ def test_prompt_runs_a_turn_with_a_tool_error_and_a_brief(agent, script):
     kinds = [e["kind"] for e in entries]
     assert kinds == [
         "message",
+        "turn_context",
         "assistant_round",
         "tool_call",
         "tool_result",
@@ -36,11 +37,11 @@ def test_prompt_runs_a_turn_with_a_tool_error_and_a_brief(agent, script):
         "brief",
         "turn_terminal",
     ]
-    result = entries[3]["data"]
+    result = entries[4]["data"]
     assert result["envelope"]["error"]["kind"] == "unknown_tool"
     assert json.loads(result["rendered"])["ok"] is False
-    assert entries[1]["data"]["input_tokens"] == 10
-    assert entries[1]["data"]["token_usage"]["output_tokens"] == 2
+    assert entries[2]["data"]["input_tokens"] == 10
+    assert entries[2]["data"]["token_usage"]["output_tokens"] == 2
     briefs = [json.loads(x) for x in run("briefs", "a", "--jsonl").stdout.splitlines()]
     assert [(b["kind"], b["text"]) for b in briefs] == [("result", "All done.")]
     events = [json.loads(x) for x in run("events", "a", "--jsonl").stdout.splitlines()]
@@ -97,15 +98,17 @@ def test_truncated_mutation_call_is_not_run(agent, script, tmp_path):
 
 
 def test_failed_turn_prints_json_and_exits_1(agent, script):
-    model = script(
-        {"error": {"status": 400, "kind": "context_length_exceeded", "message": "too long"}}
-    )
+    too_long = {"error": {"status": 400, "kind": "context_length_exceeded", "message": "too long"}}
+    model = script(too_long, too_long)
     r = run("prompt", "a", "x", "--json", "--model", model)
     assert r.returncode == 1
     doc = json.loads(r.stdout)
     assert doc["status"] == "failed"
     assert "context length was exceeded" in doc["failure_artifact"]["summary"]
-    assert len(doc["provider_attempt_timeline"]["attempts"]) == 1
+    assert "after compacting once" in doc["failure_artifact"]["summary"]
+    timeline = doc["provider_attempt_timeline"]
+    assert len(timeline["attempts"]) == 2  # the overflow, then one retry after compaction
+    assert timeline["context_recovery"]["reason"] == "context_length_exceeded"
     briefs = [json.loads(x) for x in run("briefs", "a", "--jsonl").stdout.splitlines()]
     assert briefs[-1]["kind"] == "failure" and briefs[-1]["text"]
     kinds = [json.loads(x)["kind"] for x in run("transcript", "a", "--jsonl").stdout.splitlines()]

@@ -26,7 +26,7 @@ def check_golden(relative: str, actual: str) -> None:
 
 _RULES = [
     (
-        re.compile(r"\b(msg|turn|tr|evt|brf|task|wi|tmr|trg|call)_[0-9a-z]{11}[0-9a-f]{6}\b"),
+        re.compile(r"\b(msg|turn|tr|evt|brf|task|wi|tmr|trg|call|ep)_[0-9a-z]{11}[0-9a-f]{6}\b"),
         r"\1_<id>",
     ),
     (re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})"), "<time>"),

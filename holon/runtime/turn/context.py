@@ -3,16 +3,16 @@ request."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from holon import clock, config
+from holon import config
 from holon.agent import budget
 from holon.agent.handle import Agent
-from holon.model.conversation import ProviderRequest, UserItem
+from holon.context import memory
+from holon.model.conversation import UserItem
 from holon.patch.guidance import prompt_guidance
-from holon.prompt import assemble, workqueue
+from holon.prompt import request, turncontext, workqueue
 from holon.providers.runner import model_chain as chain_of
 from holon.store.atomic import read_json
 from holon.tools import registry
@@ -79,54 +79,72 @@ def apply_patch_guidance(model_ref: str) -> str:
     return prompt_guidance("freeform" if provider in FREEFORM_PROVIDERS else "json")
 
 
-def build_request(agent: Agent, model_ref: str, ts: Any = None) -> ProviderRequest:
-    """The provider request for the next round: prompt frame, conversation window and tool
-    catalog."""
+def catalog(model_ref: str) -> tuple[list[Any], list[str]]:
+    """(tool definitions, tool guidance) as offered to this model."""
     tools = registry.all_tools()
     defs = definitions(tools, "relaxed")
-    digest = json.dumps([d.model_dump() for d in defs], sort_keys=True)
     guidance = [g for g in (getattr(t, "guidance", None) for t in tools) if g]
     if any(t.name == "ApplyPatch" for t in tools):
         guidance.append(apply_patch_guidance(model_ref))
+    return defs, guidance
+
+
+def max_output_tokens() -> int:
+    return config.env_int(
+        "HOLON_MAX_OUTPUT_TOKENS", "runtime.max_output_tokens", DEFAULT_MAX_OUTPUT_TOKENS
+    )
+
+
+def record_turn_context(agent: Agent, ts: Any) -> None:
+    """Write the turn-scoped context once, right after the turn's message, and hand the pending
+    working-memory delta to it. The transcript entry comes first: a crash before the state update
+    shows the same delta again next turn, never loses it."""
     root, cwd = execution_root(agent)
-    state = agent.state()
-    context = [
-        f"Agent: {agent.id}",
-        f"Agent home: {agent.home.root}",
-        f"Execution root: {root}",
-        f"Working directory: {cwd}",
-        f"Current time: {clock.now_iso()}",
-        f"Status: {state.status.value}",
-    ]
-    trigger = read_json(agent.home.trigger_descriptor)
-    if trigger and trigger.get("status") == "active":
-        context.append(
-            f"External trigger: {trigger['external_trigger_id']} active (wake_hint); its token is "
-            "a capability secret held by your operator, never repeat or store it"
-        )
-    work = workqueue.projection(agent)
-    if work:
-        context += ["", work]
-    frame = assemble.build_frame(
-        agent.home,
-        tool_guidance=guidance,
+    wm = agent.state().working_memory
+    delta = memory.delta(wm.last_prompted, memory.render(wm.current)) if wm.current else []
+    text = turncontext.text(
+        agent, execution_root=root, cwd=cwd, memory_delta=delta, revision=wm.revision
+    )
+    entry = agent.transcript(
+        "turn_context",
+        turn_id=ts.turn_id,
+        message_id=ts.message.id,
+        text=text,
+        working_memory_revision=wm.revision,
+    )
+    ts.entries.append(entry)
+    agent.update_state(lambda s: memory.mark_prompted(s.working_memory))
+
+
+def build_request(
+    agent: Agent, model_ref: str, ts: Any = None, *, tighten: float = 1.0, persist: bool = True
+) -> request.Assembly:
+    """The provider request for the next round, within the model's budget (see
+    holon.prompt.request)."""
+    defs, guidance = catalog(model_ref)
+    root, _ = execution_root(agent)
+    current = (
+        request.CurrentTurn(turn_id=ts.turn_id, offset=ts.offset, entries=ts.entries)
+        if ts is not None
+        else None
+    )
+    assembly, prior = request.assemble_request(
+        agent,
+        model_ref,
+        defs=defs,
+        guidance=guidance,
         workspace_root=root,
-        context_lines=context,
-        tools_digest=digest,
+        max_output_tokens=max_output_tokens(),
+        current=current,
+        persist=persist,
+        tighten=tighten,
+        cache=ts.prior if ts is not None else None,
+        reason="overflow" if tighten < 1.0 else "budget",
     )
-    conversation = assemble.conversation(agent.home)
-    reminder = workqueue.stale_reminder(agent, ts.rounds, ts.results) if ts is not None else None
-    if reminder:
-        conversation.append(
-            UserItem(text=reminder)
-        )  # provider-only: never written to the transcript
-        agent.event("work_item_progress_reminder", turn_id=ts.turn_id, rounds=len(ts.rounds))
-    return ProviderRequest(
-        model_ref=model_ref,
-        frame=frame,
-        conversation=conversation,
-        tools=defs,
-        max_output_tokens=config.env_int(
-            "HOLON_MAX_OUTPUT_TOKENS", "runtime.max_output_tokens", DEFAULT_MAX_OUTPUT_TOKENS
-        ),
-    )
+    if ts is not None:
+        ts.prior = prior
+        reminder = workqueue.stale_reminder(agent, ts.rounds, ts.results)
+        if reminder:  # provider-only: never written to the transcript
+            assembly.request.conversation.append(UserItem(text=reminder))
+            agent.event("work_item_progress_reminder", turn_id=ts.turn_id, rounds=len(ts.rounds))
+    return assembly

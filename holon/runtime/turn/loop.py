@@ -13,6 +13,7 @@ from typing import Any
 from holon import clock, config
 from holon.agent import budget
 from holon.agent.handle import Agent
+from holon.context import window
 from holon.model.conversation import ProviderFailure, ProviderResponse
 from holon.model.messages import MessageEnvelope
 from holon.providers import resolve, runner
@@ -23,6 +24,7 @@ from holon.tools import registry
 from holon.tools.base import CallOutcome
 
 DEFAULT_MAX_ROUNDS = 50
+OVERFLOW_TIGHTEN = 0.6  # after a context-length error, retry within this share of what was sent
 INTERRUPTED = {
     "kind": "tool_interrupted",
     "message": "tool call was interrupted by a crash; its outcome is unknown",
@@ -49,6 +51,8 @@ def run(agent: Agent, message: MessageEnvelope, *, model: str | None = None) -> 
             "no_model_configured", "no model is configured for this agent", category="runtime"
         )
         return settle_failure(agent, ts, failure, None)
+    if not ts.has_context:
+        context.record_turn_context(agent, ts)
     while True:
         if ts.rounds:
             last = ts.rounds[-1]
@@ -77,23 +81,44 @@ def _provider_round(
     agent: Agent, ts: TurnState, chain: list[str]
 ) -> tuple[ProviderResponse, dict, dict]:
     t0 = time.monotonic()
-    request = context.build_request(agent, chain[0], ts)
+    assembly = context.build_request(agent, chain[0], ts)
     agent.event(
         "turn_context_built",
         turn_id=ts.turn_id,
         message_id=ts.message.id,
         context_build_ms=int((time.monotonic() - t0) * 1000),
-        conversation_items=len(request.conversation),
+        conversation_items=len(assembly.request.conversation),
+        estimated_tokens=assembly.manifest["estimated_tokens"],
+        prompt_budget=assembly.manifest["prompt_budget"],
     )
     started_at = clock.now_iso()
     t1 = time.monotonic()
-    response, timeline = runner.run_round(
-        request,
-        chain,
-        make=lambda ref: resolve.make_provider(
-            ref, home=agent.home.root, cursor=agent.home.scripted_cursor
-        ),
-    )
+    try:
+        response, timeline = _send(agent, assembly, chain)
+    except runner.RoundFailed as exc:
+        if exc.failure.kind != "context_length_exceeded" or ts.overflow_retried:
+            raise
+        ts.overflow_retried = True
+        first = exc.timeline
+        _learn_window(agent, first, assembly)
+        assembly = context.build_request(agent, chain[0], ts, tighten=OVERFLOW_TIGHTEN)
+        recovery = {
+            "reason": "context_length_exceeded",
+            "retried_with_estimated_tokens": assembly.manifest["estimated_tokens"],
+            "prompt_budget": assembly.manifest["prompt_budget"],
+            "compaction": assembly.manifest.get("compaction"),
+        }
+        agent.event("context_overflow_recovery", turn_id=ts.turn_id, **recovery)
+        try:
+            response, timeline = _send(agent, assembly, chain)
+        except runner.RoundFailed as again:
+            merged = _merge_timelines(first, again.timeline, recovery)
+            if again.failure.kind == "context_length_exceeded":
+                _learn_window(agent, again.timeline, assembly)
+                raise runner.RoundFailed(_overflow_failure(again.failure), merged) from None
+            raise runner.RoundFailed(again.failure, merged) from None
+        timeline = _merge_timelines(first, timeline, recovery)
+    _calibrate(agent, assembly, response, timeline)
     timing = {
         "context_build_ms": int((t1 - t0) * 1000),
         "provider_round_ms": int((time.monotonic() - t1) * 1000),
@@ -101,6 +126,78 @@ def _provider_round(
         "provider_completed_at": clock.now_iso(),
     }
     return response, timeline, timing
+
+
+def _send(agent: Agent, assembly: Any, chain: list[str]) -> tuple[ProviderResponse, dict]:
+    return runner.run_round(
+        assembly.request,
+        chain,
+        make=lambda ref: resolve.make_provider(
+            ref,
+            home=agent.home.root,
+            cursor=agent.home.scripted_cursor,
+            continuation=agent.home.provider_continuation,
+        ),
+    )
+
+
+def _merge_timelines(first: dict, second: dict, recovery: dict) -> dict:
+    """One attempt timeline for the round: the overflowing attempt, then the retry."""
+    merged = dict(second)
+    merged["attempts"] = list(first.get("attempts", [])) + list(second.get("attempts", []))
+    merged["context_recovery"] = recovery
+    return merged
+
+
+def _overflow_failure(failure: ProviderFailure) -> ProviderFailure:
+    return ProviderFailure(
+        "context_length_exceeded",
+        "the prompt did not fit the model's context window even after compacting once; the next "
+        f"turn starts from a smaller budget (provider said: {failure.message})",
+        status=failure.status,
+        diagnostics=failure.diagnostics,
+        category=failure.category,
+    )
+
+
+def _learn_window(agent: Agent, timeline: dict, assembly: Any) -> None:
+    """A context-length error means the model's window is smaller than the request: remember a
+    window below what was sent, so this turn's retry and every later turn fit."""
+    attempts = timeline.get("attempts") or []
+    model_ref = (attempts[-1] if attempts else {}).get("model_ref") or assembly.request.model_ref
+    sent = assembly.manifest["estimated_tokens"] + assembly.manifest["output_reserve"]
+    learned = max(1, int(sent * OVERFLOW_TIGHTEN))
+
+    def apply(s: Any) -> None:
+        old = s.context.learned_window.get(model_ref)
+        s.context.learned_window[model_ref] = min(old, learned) if old else learned
+
+    agent.update_state(apply)
+
+
+def _calibrate(agent: Agent, assembly: Any, response: ProviderResponse, timeline: dict) -> None:
+    """Track how the estimate compares with the provider's count, per model."""
+    model_ref = timeline.get("winning_model_ref") or assembly.request.model_ref
+    actual = response.usage.input_tokens
+    manifest = assembly.manifest
+
+    def apply(s: Any) -> None:
+        ratio = window.observe(s.context.calibration.get(model_ref), assembly.raw_estimate, actual)
+        if ratio is not None:
+            s.context.calibration[model_ref] = ratio
+        s.context.last_request = {
+            "at": clock.now_iso(),
+            "model_ref": model_ref,
+            "estimated_tokens": manifest["estimated_tokens"],
+            "input_tokens": actual or None,
+            "cache_read_input_tokens": response.usage.cache_read_input_tokens or None,
+            "context_window": manifest["context_window"],
+            "prompt_budget": manifest["prompt_budget"],
+            "conversation_items": manifest["conversation_items"],
+            "episodes": len(manifest["episodes"]),
+        }
+
+    agent.update_state(apply)
 
 
 def _record_round(
@@ -119,7 +216,10 @@ def _record_round(
         "token_usage": usage,
         "provider_attempt_timeline": timeline,
     }
-    agent.transcript("assistant_round", turn_id=ts.turn_id, message_id=ts.message.id, **data)
+    entry = agent.transcript(
+        "assistant_round", turn_id=ts.turn_id, message_id=ts.message.id, **data
+    )
+    ts.entries.append(entry)
     ts.rounds.append(data)
     ts.timelines.append(timeline)
     ts.usage = ts.usage + response.usage
@@ -212,7 +312,8 @@ def _record_result(
     effects = outcome.effects.to_record() if outcome.effects is not None else None
     if effects:
         data["effects"] = effects  # applied at settle; kept here so a resumed turn applies them too
-    agent.transcript("tool_result", turn_id=ts.turn_id, message_id=ts.message.id, **data)
+    entry = agent.transcript("tool_result", turn_id=ts.turn_id, message_id=ts.message.id, **data)
+    ts.entries.append(entry)
     ts.results[key] = data
     event: dict[str, Any] = {
         "turn_id": ts.turn_id,

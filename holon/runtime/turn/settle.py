@@ -9,6 +9,7 @@ from typing import Any
 from holon import clock
 from holon.agent import timers
 from holon.agent.handle import Agent
+from holon.context import progress
 from holon.errors import UsageError
 from holon.model.conversation import ProviderFailure
 from holon.model.records import AgentState, FailureArtifact, TurnTerminalRecord
@@ -68,6 +69,7 @@ def settle_success(agent: Agent, ts: TurnState, *, already: bool = False) -> Tur
     if agent.state().last_settled_turn_id != ts.turn_id:
         apply_effects(agent, outcome.effects)
     _commit_state(agent, ts, "completed", outcome)
+    _remember(agent, ts, "completed", outcome.work_item_id, outcome.visibility == "work_done")
     return _result(agent, ts, "completed", outcome.brief_text(text), None)
 
 
@@ -99,7 +101,9 @@ def settle_failure(
         "failure", artifact["summary"], related_message_id=ts.message.id, turn_id=ts.turn_id
     )
     _terminal(agent, ts, "aborted")
+    work_item_id = agent.state().bound_work_item_id or agent.state().current_work_item_id
     _commit_state(agent, ts, "failed", None)
+    _remember(agent, ts, "failed", work_item_id, False)
     result = _result(agent, ts, "failed", ts.final_text, artifact)
     result.provider_attempt_timeline = timeline or result.provider_attempt_timeline
     return result
@@ -124,6 +128,32 @@ def apply_effects(agent: Agent, effects: ToolEffects) -> None:
             text=f"Sleep of {sleep.duration_ms} ms ended.{reason}",
             source="sleep",
         )
+
+
+def _remember(
+    agent: Agent, ts: TurnState, outcome: str, work_item_id: str | None, delivered: bool
+) -> None:
+    """Advance working memory and the open episode with the settled turn (see
+    holon.context.progress)."""
+    state = agent.state()
+    message = ts.entries[0].get("data", {}) if ts.entries else {"text": ts.message.body_text()}
+    progress.after_turn(
+        agent,
+        turn={
+            "turn_id": ts.turn_id,
+            "turn_index": state.turn_index,
+            "message_id": ts.message.id,
+            "offset": ts.offset,
+            "end": agent.transcript_offset(),
+            "work_item_id": work_item_id,
+            "workspace_id": state.active_workspace_id,
+            "outcome": outcome,
+        },
+        message=message,
+        rounds=ts.rounds,
+        results=ts.results,
+        delivered=delivered,
+    )
 
 
 def _terminal(agent: Agent, ts: TurnState, kind: str) -> None:

@@ -39,6 +39,16 @@ class TurnState:
     resumed: bool = False
     settled: bool = False
     brief: dict[str, Any] | None = None
+    offset: int = 0  # transcript offset of the turn's message line
+    # this turn's transcript entries in order (message, turn_context, rounds, results): the
+    # current turn of the prompt is built from these, never re-read from disk
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    prior: Any = None  # the prompt's cached read of earlier turns (holon.prompt.request)
+    overflow_retried: bool = False
+
+    @property
+    def has_context(self) -> bool:
+        return any(e.get("kind") == "turn_context" for e in self.entries)
 
     @property
     def final_text(self) -> str:
@@ -81,7 +91,7 @@ def begin(agent: Agent, message: MessageEnvelope) -> TurnState:
         }
 
     agent.update_state(mark)
-    agent.transcript(
+    entry = agent.transcript(
         "message",
         turn_id=turn_id,
         message_id=message.id,
@@ -101,16 +111,19 @@ def begin(agent: Agent, message: MessageEnvelope) -> TurnState:
         turn_id=turn_id,
         delivery_attempts=message.delivery_attempts,
     )
-    return TurnState(turn_id=turn_id, message=message)
+    return TurnState(turn_id=turn_id, message=message, offset=offset, entries=[entry])
 
 
 def _resume(agent: Agent, message: MessageEnvelope, inflight: dict[str, Any]) -> TurnState:
-    ts = TurnState(turn_id=inflight["turn_id"], message=message, resumed=True)
-    entries, _ = jsonl.read_from(agent.home.transcript, int(inflight.get("transcript_offset", 0)))
+    offset = int(inflight.get("transcript_offset", 0))
+    ts = TurnState(turn_id=inflight["turn_id"], message=message, resumed=True, offset=offset)
+    entries, _ = jsonl.read_from(agent.home.transcript, offset)
     for e in entries:
         if e.get("turn_id") != ts.turn_id:
             continue
         kind, data = e.get("kind"), e.get("data", {})
+        if kind in ("message", "turn_context", "assistant_round", "tool_result"):
+            ts.entries.append(e)
         if kind == "assistant_round":
             ts.rounds.append(data)
             ts.usage = ts.usage + TokenUsage(**data.get("token_usage", {}))

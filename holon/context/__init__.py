@@ -1,0 +1,1 @@
+"""Long-lived context: token budgets, the conversation window, working memory and episodes."""

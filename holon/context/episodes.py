@@ -1,0 +1,182 @@
+"""Episodes: immutable records of a stretch of settled turns, in `ledger/context_episodes.jsonl`.
+
+After each settled turn its evidence is merged into the open episode builder (kept in
+`state.working_memory`). The builder is finalized on a semantic boundary: the active work item
+changes, a work item is delivered, the agent goes to sleep or waits on tasks, the builder hits its
+size cap, or compaction folds its turns out of the conversation window. The summary is
+deterministic; no model call is needed to write or to replay one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from holon import clock
+from holon.context.evidence import command_line, excerpt
+from holon.ids import new_id
+from holon.store import jsonl
+
+MAX_TURNS = 12  # the hard size cap of one episode
+MAX_FILES = 40
+MAX_COMMANDS = 20
+MAX_VERIFICATION = 10
+MAX_DECISIONS = 10
+SUMMARY_CHARS = 2_000
+TAIL_SCAN = 64  # episodes the prompt considers (newest first): bounded however old the agent is
+
+
+def open_builder(turn: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": new_id("ep"),
+        "opened_at": clock.now_iso(),
+        "work_item_id": turn.get("work_item_id"),
+        "workspace_id": turn.get("workspace_id") or "agent_home",
+        "first_turn_index": turn["turn_index"],
+        "first_turn_id": turn["turn_id"],
+        "first_message_id": turn.get("message_id"),
+        "start_offset": turn["offset"],
+        "turns": 0,
+        "turn_ids": [],
+        "lines": [],
+        "files": [],
+        "commands": [],
+        "verification": [],
+        "decisions": [],
+    }
+
+
+def turn_line(turn: dict[str, Any], ev: dict[str, Any]) -> str:
+    parts = [f"turn {turn['turn_index']}"]
+    parts.append(f"{ev.get('kind') or 'message'}: {ev['asked']}" if ev.get("asked") else "")
+    if ev.get("commands"):
+        parts.append(f"ran {len(ev['commands'])} command(s)")
+    if ev.get("files"):
+        parts.append("changed " + ", ".join(ev["files"][:6]))
+    if ev.get("replied"):
+        parts.append(f"replied: {ev['replied']}")
+    if turn.get("outcome") == "failed":
+        parts.append("the turn failed")
+    return " — ".join(p for p in parts if p)
+
+
+def merge(builder: dict[str, Any], turn: dict[str, Any], ev: dict[str, Any]) -> None:
+    """Fold one settled turn into the builder (idempotent: a turn merged twice counts once)."""
+    if turn["turn_id"] in builder["turn_ids"]:
+        return
+    builder["turn_ids"].append(turn["turn_id"])
+    builder["turns"] += 1
+    builder["last_turn_index"] = turn["turn_index"]
+    builder["last_turn_id"] = turn["turn_id"]
+    builder["last_message_id"] = turn.get("message_id")
+    builder["end_offset"] = turn["end"]
+    builder["lines"].append(turn_line(turn, ev))
+    builder["files"] = list(dict.fromkeys(builder["files"] + ev.get("files", [])))[-MAX_FILES:]
+    builder["commands"] = (builder["commands"] + ev.get("commands", []))[-MAX_COMMANDS:]
+    builder["verification"] = (builder["verification"] + ev.get("verification", []))[
+        -MAX_VERIFICATION:
+    ]
+    if ev.get("replied"):
+        builder["decisions"] = (builder["decisions"] + [ev["replied"]])[-MAX_DECISIONS:]
+
+
+def summary(builder: dict[str, Any]) -> str:
+    """A bounded account of the episode: its turns (first and last kept when long), then what
+    it changed and verified."""
+    lines = list(builder["lines"])
+    tail = []
+    if builder["files"]:
+        tail.append("files: " + ", ".join(builder["files"][-12:]))
+    if builder["verification"]:
+        tail.append("verified: " + "; ".join(command_line(c) for c in builder["verification"][-3:]))
+    text = "\n".join(lines + tail)
+    if len(text) <= SUMMARY_CHARS:
+        return text
+    budget = SUMMARY_CHARS - sum(len(t) + 1 for t in tail) - 40
+    per = max(120, budget // max(1, len(lines)))
+    lines = [excerpt(line, per * 2 // 3, per // 3) for line in lines]
+    text = "\n".join(lines + tail)
+    return text[:SUMMARY_CHARS]
+
+
+def finalize(
+    builder: dict[str, Any],
+    *,
+    agent_id: str,
+    reason: str,
+    carry_forward: list[str],
+    waiting: str | None,
+) -> dict[str, Any]:
+    return {
+        "schema_version": 1,
+        "id": builder["id"],
+        "agent_id": agent_id,
+        "created_at": clock.now_iso(),
+        "reason": reason,
+        "workspace_id": builder.get("workspace_id") or "agent_home",
+        "work_item_id": builder.get("work_item_id"),
+        "turns": {
+            "first_index": builder["first_turn_index"],
+            "last_index": builder.get("last_turn_index", builder["first_turn_index"]),
+            "count": builder["turns"],
+            "first_turn_id": builder["first_turn_id"],
+            "last_turn_id": builder.get("last_turn_id", builder["first_turn_id"]),
+        },
+        "messages": {
+            "first_id": builder.get("first_message_id"),
+            "last_id": builder.get("last_message_id"),
+            "count": builder["turns"],
+        },
+        "transcript": {
+            "start_offset": builder["start_offset"],
+            "end_offset": builder.get("end_offset", builder["start_offset"]),
+        },
+        "files": builder["files"],
+        "commands": builder["commands"],
+        "verification": builder["verification"],
+        "decisions": builder["decisions"],
+        "carry_forward": carry_forward,
+        "waiting": waiting,
+        "summary": summary(builder),
+        "summary_source": "deterministic",
+    }
+
+
+def append(path: Any, record: dict[str, Any]) -> None:
+    """Append an episode unless it is already the last one (a settle repeated after a crash)."""
+    last = jsonl.last(path)
+    if last is not None and last.get("id") == record["id"]:
+        return
+    jsonl.append(path, record)
+
+
+def boundary(builder: dict[str, Any], *, delivered: bool, waiting: str | None) -> str | None:
+    """Why the builder closes after its latest turn, or None to keep it open."""
+    if delivered:
+        return "result"
+    if waiting:
+        return "sleep" if waiting.startswith("asleep") else "wait"
+    if builder["turns"] >= MAX_TURNS or len("\n".join(builder["lines"])) > 4 * SUMMARY_CHARS:
+        return "size_cap"
+    return None
+
+
+def recent(path: Any, before: int) -> list[dict[str, Any]]:
+    """Episodes that end at or before transcript offset `before` (folded out of the window),
+    oldest first, from a bounded tail of the ledger."""
+    out = []
+    for rec in jsonl.tail(path, TAIL_SCAN):
+        end = (rec.get("transcript") or {}).get("end_offset")
+        if isinstance(end, int) and end <= before and rec.get("summary"):
+            out.append(rec)
+    return out
+
+
+def heading(rec: dict[str, Any]) -> str:
+    t = rec.get("turns") or {}
+    span = (
+        f"turn {t.get('first_index')}"
+        if t.get("first_index") == t.get("last_index")
+        else f"turns {t.get('first_index')}–{t.get('last_index')}"
+    )
+    work = f" · work {rec['work_item_id']}" if rec.get("work_item_id") else ""
+    return f"## Episode {rec['id']} · {span} · {rec.get('created_at', '')[:16]}{work}"

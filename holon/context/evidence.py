@@ -1,0 +1,86 @@
+"""What one turn did, read from its rounds and tool results: commands run, files touched,
+verification, and a one-line account. Deterministic: the same turn always gives the same
+evidence, so working memory and episodes replay exactly."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from holon.text import shorten
+
+VERIFY = re.compile(
+    r"(^|[\s/;&|(])(pytest|tox|nox|ruff|mypy|flake8|eslint|tsc|jest|vitest|ctest|"
+    r"cargo (test|check|clippy|build)|go (test|vet|build)|npm (test|run)|yarn (test|run)|"
+    r"pnpm (test|run)|make|gradle|mvn|unittest|check|test|lint)\b"
+)
+CMD_CHARS = 160
+ASK_HEAD, ASK_TAIL = 220, 100
+REPLY_CHARS = 240
+
+
+def excerpt(text: str, head: int = ASK_HEAD, tail: int = ASK_TAIL) -> str:
+    """The start and the end of a text on one line (a code word at either end survives)."""
+    flat = " ".join(text.split())
+    if len(flat) <= head + tail + 3:
+        return flat
+    return f"{flat[:head].rstrip()} … {flat[-tail:].lstrip()}"
+
+
+def _calls(rounds: list[dict[str, Any]], results: dict[str, dict[str, Any]]):
+    for index, rnd in enumerate(rounds):
+        for call in rnd.get("tool_calls") or []:
+            yield call, results.get(f"{index}:{call.get('id')}") or {}
+
+
+def _exit(envelope: dict[str, Any]) -> Any:
+    result = envelope.get("result") or {}
+    if not isinstance(result, dict):
+        return None
+    if "exit_status" in result:
+        return result.get("exit_status")
+    return result.get("disposition")
+
+
+def turn_evidence(
+    message: dict[str, Any], rounds: list[dict[str, Any]], results: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
+    commands: list[dict[str, Any]] = []
+    files: list[str] = []
+    tools: dict[str, int] = {}
+    for call, res in _calls(rounds, results):
+        name = str(call.get("name"))
+        tools[name] = tools.get(name, 0) + 1
+        args = call.get("arguments") or {}
+        env = res.get("envelope") or {}
+        if name == "ExecCommand" and isinstance(args.get("cmd"), str):
+            commands.append({"cmd": shorten(args["cmd"], CMD_CHARS), "exit": _exit(env)})
+        elif name == "ExecCommandBatch":
+            items = ((env.get("result") or {}).get("items")) or []
+            for item in items if isinstance(items, list) else []:
+                if isinstance(item, dict) and isinstance(item.get("cmd"), str):
+                    commands.append(
+                        {"cmd": shorten(item["cmd"], CMD_CHARS), "exit": item.get("exit_status")}
+                    )
+        elif name == "ApplyPatch" and env.get("status") == "success":
+            result = env.get("result") or {}
+            for group in ("added", "modified", "deleted"):
+                files += [str(p) for p in result.get(group) or []]
+            files += [str(r.get("to")) for r in result.get("renamed") or [] if isinstance(r, dict)]
+    verification = [c for c in commands if VERIFY.search(c["cmd"])]
+    final = rounds[-1].get("text", "") if rounds else ""
+    return {
+        "asked": excerpt(str(message.get("text", ""))),
+        "kind": message.get("message_kind"),
+        "replied": excerpt(final, REPLY_CHARS, 0) if final else "",
+        "commands": commands,
+        "files": list(dict.fromkeys(files)),
+        "verification": verification,
+        "tools": tools,
+        "rounds": len(rounds),
+    }
+
+
+def command_line(c: dict[str, Any]) -> str:
+    status = c.get("exit")
+    return f"`{c['cmd']}` → {'exit ' + str(status) if isinstance(status, int) else status}"

@@ -1,0 +1,153 @@
+"""The transcript as the model replays it: turns read from a byte offset, lowered to conversation
+items, with token estimates.
+
+A turn starts at its `message` entry; everything up to the next `message` belongs to it. Offsets
+are byte offsets into `transcript.jsonl` at line starts, so the window can begin at any turn
+without reading what came before it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from holon.model.conversation import AssistantItem, ToolCall, ToolResultItem, UserItem
+
+ITEM_OVERHEAD = 6  # role and framing tokens per item, roughly
+
+
+@dataclass
+class Turn:
+    offset: int  # byte offset of the turn's `message` line
+    end: int  # byte offset just after the turn's last line
+    turn_id: str | None
+    entries: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def message(self) -> dict[str, Any]:
+        return self.entries[0].get("data", {}) if self.entries else {}
+
+
+def read_turns(path: os.PathLike, start: int, stop: int | None = None) -> list[Turn]:
+    """The turns whose `message` line lies in [start, stop); lines before the first message are
+    skipped (a window never starts mid-turn). A torn or garbage line is skipped."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            start = safe_start(f, start, size)
+            end = size if stop is None else max(start, min(stop, size))
+            f.seek(start)
+            data = f.read(end - start)
+    except FileNotFoundError:
+        return []
+    turns: list[Turn] = []
+    pos = start
+    for line in data.splitlines(keepends=True):
+        here, pos = pos, pos + len(line)
+        if not line.endswith(b"\n"):
+            break  # a line still being written (or torn): not part of any turn yet
+        try:
+            entry = json.loads(line)
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if not isinstance(entry, dict):
+            continue
+        if entry.get("kind") == "message":
+            turns.append(Turn(offset=here, end=pos, turn_id=entry.get("turn_id"), entries=[entry]))
+        elif turns:
+            turns[-1].entries.append(entry)
+            turns[-1].end = pos
+    return turns
+
+
+def safe_start(f: Any, start: int, size: int) -> int:
+    """`start` if it is a line start inside the file, else the next line start (a transcript that
+    was truncated or replaced leaves a stale offset: never read half a line)."""
+    if start <= 0:
+        return 0
+    if start >= size:
+        return size
+    f.seek(start - 1)
+    if f.read(1) == b"\n":
+        return start
+    rest = f.read(min(size - start, 1 << 20))
+    idx = rest.find(b"\n")
+    return size if idx < 0 else start + idx + 1
+
+
+def message_text(data: dict[str, Any]) -> str:
+    """A message as the model sees it: a provenance line, then the body."""
+    head = (
+        f"[{data.get('message_kind')} · origin {data.get('origin_kind')} · "
+        f"{data.get('authority_class')} · trust {data.get('trust')}]"
+    )
+    return f"{head}\n{data.get('text', '')}"
+
+
+def items_from(entries: list[dict[str, Any]]) -> list[Any]:
+    """Transcript entries -> conversation items. Each tool call is paired with its result; a call
+    left without one (a crash long ago) gets an 'interrupted' result so every API accepts it."""
+    items: list[Any] = []
+    open_calls: dict[str, ToolCall] = {}
+    for e in entries:
+        kind, data = e.get("kind"), e.get("data", {})
+        if kind == "message":
+            _close(items, open_calls)
+            items.append(UserItem(text=message_text(data)))
+        elif kind == "turn_context":
+            _close(items, open_calls)
+            items.append(UserItem(text=data.get("text", "")))
+        elif kind == "assistant_round":
+            _close(items, open_calls)
+            calls = [ToolCall(**c) for c in data.get("tool_calls", [])]
+            items.append(AssistantItem(text=data.get("text", ""), tool_calls=calls))
+            open_calls = {c.id: c for c in calls}
+        elif kind == "tool_result" and data.get("call_id") in open_calls:
+            call = open_calls.pop(data["call_id"])
+            items.append(
+                ToolResultItem(
+                    call_id=call.id,
+                    tool_name=call.name,
+                    content=data.get("rendered", ""),
+                    is_error=data.get("status") == "error",
+                    kind=call.kind,
+                )
+            )
+    _close(items, open_calls)
+    return items
+
+
+def _close(items: list[Any], open_calls: dict[str, ToolCall]) -> None:
+    for call in list(open_calls.values()):
+        items.append(
+            ToolResultItem(
+                call_id=call.id,
+                tool_name=call.name,
+                is_error=True,
+                kind=call.kind,
+                content="tool call was interrupted; its outcome is unknown",
+            )
+        )
+    open_calls.clear()
+
+
+def item_chars(item: Any) -> int:
+    """The UTF-8 size of what an item puts on the wire, for estimates."""
+    if isinstance(item, UserItem):
+        return len(item.text.encode("utf-8"))
+    if isinstance(item, ToolResultItem):
+        return len(item.content.encode("utf-8")) + len(item.call_id)
+    total = len(item.text.encode("utf-8"))
+    for call in item.tool_calls:
+        args = call.raw_arguments
+        if args is None:
+            args = json.dumps(call.arguments or {}, ensure_ascii=False)
+        total += len(args.encode("utf-8")) + len(call.name) + len(call.id)
+    return total
+
+
+def item_tokens(item: Any) -> int:
+    """Uncalibrated token estimate of one item (see holon.context.window.estimate)."""
+    return (item_chars(item) + 3) // 4 + ITEM_OVERHEAD

@@ -1,0 +1,77 @@
+"""After a turn settles: advance working memory and the open episode, finalizing an episode on a
+semantic boundary. Crash-safe: episodes are appended (deduplicated by id) before the state that
+closes them is written, and a turn already merged is skipped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from holon.agent.handle import Agent
+from holon.context import episodes, evidence, memory
+from holon.model.records import AgentState, WorkingMemory
+
+
+def after_turn(
+    agent: Agent,
+    *,
+    turn: dict[str, Any],
+    message: dict[str, Any],
+    rounds: list[dict[str, Any]],
+    results: dict[str, dict[str, Any]],
+    delivered: bool,
+) -> list[dict[str, Any]]:
+    """Merge a settled turn (`turn`: turn_id, turn_index, message_id, offset, end, work_item_id,
+    workspace_id, outcome). Returns the episodes it finalized."""
+    state = agent.state()
+    if state.working_memory.last_turn_id == turn["turn_id"]:
+        return []
+    ev = evidence.turn_evidence(message, rounds, results)
+    wm = state.working_memory.model_copy(deep=True)
+    memory.advance(wm, memory.derive(agent, state, ev))
+    records: list[dict[str, Any]] = []
+    builder = wm.active_episode_builder
+    if builder is not None and builder.get("work_item_id") != turn.get("work_item_id"):
+        records.append(_close(agent, state, wm, builder, "work_item_switch"))
+        builder = None
+    if builder is None:
+        builder = episodes.open_builder(turn)
+    episodes.merge(builder, turn, ev)
+    reason = episodes.boundary(builder, delivered=delivered, waiting=wm.current.get("waiting"))
+    if reason:
+        records.append(_close(agent, state, wm, builder, reason))
+        builder = None
+    wm.active_episode_builder = builder
+    wm.active_episode_id = builder["id"] if builder else None
+    wm.archived_episode_count += len(records)
+    wm.last_turn_id = turn["turn_id"]
+    for rec in records:
+        episodes.append(agent.home.context_episodes, rec)
+
+    def apply(s: AgentState) -> None:
+        s.working_memory = wm
+        for rec in records:
+            s.context.episodes_through = max(
+                s.context.episodes_through, rec["transcript"]["end_offset"]
+            )
+
+    agent.update_state(apply)
+    for rec in records:
+        agent.event(
+            "context_episode_finalized",
+            episode_id=rec["id"],
+            reason=rec["reason"],
+            turns=rec["turns"],
+        )
+    return records
+
+
+def _close(
+    agent: Agent, state: AgentState, wm: WorkingMemory, builder: dict[str, Any], reason: str
+) -> dict[str, Any]:
+    return episodes.finalize(
+        builder,
+        agent_id=agent.id,
+        reason=reason,
+        carry_forward=memory.carry_forward(wm.current),
+        waiting=wm.current.get("waiting"),
+    )

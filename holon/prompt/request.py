@@ -1,0 +1,378 @@
+"""The provider request for the next round, assembled within the model's token budget.
+
+Layout, most stable first: the policy and stable system blocks, the tool catalog, the episode
+block (changes only at compaction), the conversation from the window start (append-only between
+compactions, each turn opening with its message and its turn-scoped context), and the current
+turn. When the whole does not fit, the oldest turns are folded into episodes (holon.context
+.compaction); a turn too long on its own is cut (holon.context.fit): its message and newest
+rounds stay, older results are shown by their canonical summary and a file with the full output.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from holon.agent.handle import Agent
+from holon.context import compaction, episodes, fit, history, window
+from holon.model.conversation import (
+    ProviderRequest,
+    ToolDefinition,
+    UserItem,
+)
+from holon.prompt import assemble
+from holon.store.atomic import write_bytes
+from holon.text import shorten
+
+EPISODE_SHARE = 0.12  # of the prompt budget, for the episode block
+EPISODE_MAX = 8_000  # tokens
+SHORT_TEXT = 300
+SHORT_ARGS = 1_000
+NOTE = (
+    "[{n} earlier rounds of this turn are not shown, to fit the context window; their calls and "
+    "results are in the transcript. Carry what matters in your notes and working files.]"
+)
+
+
+@dataclass
+class CurrentTurn:
+    """The turn being run: its id, the transcript offset of its message, and its entries so far
+    (message, turn_context, then each assistant_round and its tool_results)."""
+
+    turn_id: str
+    offset: int
+    entries: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class PriorCache:
+    """Prior turns read once per turn (they do not change while the turn runs)."""
+
+    start: int = -1
+    stop: int = -1
+    turns: list[history.Turn] = field(default_factory=list)
+    items: list[list[Any]] = field(default_factory=list)
+    tokens: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Assembly:
+    request: ProviderRequest
+    manifest: dict[str, Any]
+    raw_estimate: int  # uncalibrated tokens of the whole request (calibration divides by it)
+
+
+def _prior(agent: Agent, start: int, stop: int | None, cache: PriorCache) -> PriorCache:
+    stop_key = -2 if stop is None else stop
+    if cache.start == start and cache.stop == stop_key:
+        return cache
+    turns = history.read_turns(agent.home.transcript, start, stop)
+    items = [history.items_from(t.entries) for t in turns]
+    tokens = [sum(history.item_tokens(i) for i in its) for its in items]
+    return PriorCache(start, stop_key, turns, items, tokens)
+
+
+def _drop_prior(cache: PriorCache, n: int) -> PriorCache:
+    if n <= 0:
+        return cache
+    return PriorCache(
+        cache.turns[n].offset if n < len(cache.turns) else cache.stop,
+        cache.stop,
+        cache.turns[n:],
+        cache.items[n:],
+        cache.tokens[n:],
+    )
+
+
+# -- the current turn ----------------------------------------------------------------------------
+
+
+def _rounds(entries: list[dict[str, Any]]) -> tuple[list[dict], list[list[dict]]]:
+    """(head entries, rounds): each round is its assistant_round entry then its tool_results."""
+    head: list[dict] = []
+    rounds: list[list[dict]] = []
+    for e in entries:
+        if e.get("kind") == "assistant_round":
+            rounds.append([e])
+        elif rounds:
+            rounds[-1].append(e)
+        else:
+            head.append(e)
+    return head, rounds
+
+
+def _artifact_ref(agent: Agent, turn_id: str, data: dict[str, Any], persist: bool) -> str:
+    result = (data.get("envelope") or {}).get("result")
+    if isinstance(result, dict):
+        paths = [a.get("path") for a in result.get("artifacts") or [] if isinstance(a, dict)]
+        if any(paths):
+            return ", ".join(p for p in paths if p)
+    safe = re.sub(r"[^A-Za-z0-9_-]", "_", f"{turn_id}-{data.get('key', data.get('call_id', ''))}")
+    path = Path(agent.home.artifacts) / f"result-{safe}.log"
+    if persist and not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_bytes(path, str(data.get("rendered", "")).encode("utf-8"))
+    return str(path)
+
+
+def _short_round(agent: Agent, turn_id: str, rnd: list[dict], persist: bool) -> list[dict]:
+    """A round shown by its summaries: shortened text and arguments, results as canonical summary
+    plus a file with the full output."""
+    out = []
+    for e in rnd:
+        data = dict(e.get("data", {}))
+        if e.get("kind") == "assistant_round":
+            data["text"] = shorten(data.get("text", ""), SHORT_TEXT) if data.get("text") else ""
+            calls = []
+            for c in data.get("tool_calls", []):
+                c = dict(c)
+                size = len(json.dumps(c.get("arguments"), ensure_ascii=False)) + len(
+                    c.get("raw_arguments") or ""
+                )
+                if size > SHORT_ARGS:
+                    shown = shorten(
+                        c.get("raw_arguments")
+                        or json.dumps(c.get("arguments"), ensure_ascii=False),
+                        SHORT_TEXT,
+                    )
+                    if c.get("kind") == "custom" or c.get("arguments") is None:
+                        c["raw_arguments"] = shown
+                    else:
+                        c["arguments"] = {"summarized_arguments": shown}
+                calls.append(c)
+            data["tool_calls"] = calls
+        elif e.get("kind") == "tool_result":
+            env = data.get("envelope") or {}
+            summary = env.get("summary_text") or data.get("status", "")
+            ref = _artifact_ref(agent, turn_id, data, persist)
+            data["rendered"] = (
+                f"[summarized to fit the context window] {data.get('tool_name')} "
+                f"{data.get('status')}: {shorten(str(summary), SHORT_TEXT)}. Full output: {ref}"
+            )
+        out.append({**e, "data": data})
+    return out
+
+
+def _current_items(
+    agent: Agent, turn: CurrentTurn, budget_raw: int, persist: bool
+) -> tuple[list[Any], fit.TurnCut, int]:
+    head, rounds = _rounds(turn.entries)
+    head_items = history.items_from(head)
+    head_tokens = sum(history.item_tokens(i) for i in head_items)
+    full_items = [history.items_from(r) for r in rounds]
+    full = [sum(history.item_tokens(i) for i in its) for its in full_items]
+    short_rounds = [_short_round(agent, turn.turn_id, r, False) for r in rounds]
+    short = [sum(history.item_tokens(i) for i in history.items_from(r)) for r in short_rounds]
+    note_tokens = window.estimate(NOTE) + history.ITEM_OVERHEAD + 2
+    cut = fit.cut_turn(head_tokens, full, short, note_tokens, budget_raw)
+    items = list(head_items)
+    if cut.elided:
+        items.append(UserItem(text=NOTE.format(n=cut.elided)))
+    for i in range(cut.elided, len(rounds)):
+        if i < cut.summarized:
+            items += history.items_from(_short_round(agent, turn.turn_id, rounds[i], persist))
+        else:
+            items += full_items[i]
+    tokens = sum(history.item_tokens(i) for i in items)
+    return items, cut, tokens
+
+
+# -- the episode block ---------------------------------------------------------------------------
+
+
+def episode_block(agent: Agent, start: int, budget_raw: int) -> tuple[str, list[str]]:
+    """Working memory as of the last compaction, then the newest episodes folded out of the window
+    that fit `budget_raw` tokens (shown oldest first). Returns (text, episode ids)."""
+    state = agent.state()
+    snapshot = state.context.snapshot
+    folded = episodes.recent(agent.home.context_episodes, start)
+    if not snapshot and not folded:
+        return "", []
+    parts = ["# Earlier context"]
+    if snapshot:
+        revision = state.context.snapshot_revision
+        parts.append(
+            f"Working memory as of the last compaction (revision {revision}):\n"
+            + "\n".join(f"- {line}" for line in snapshot)
+        )
+    used = window.estimate("\n\n".join(parts))
+    chosen: list[dict] = []
+    for rec in reversed(folded):
+        text = f"{episodes.heading(rec)}\n{rec['summary']}"
+        cost = window.estimate(text) + 2
+        if used + cost > budget_raw:
+            break
+        chosen.append(rec)
+        used += cost
+    chosen.reverse()
+    if chosen:
+        parts.append(
+            "Episodes: turns that left the conversation window, summarized (oldest first)."
+        )
+        parts += [f"{episodes.heading(r)}\n{r['summary']}" for r in chosen]
+    return "\n\n".join(parts), [r["id"] for r in chosen]
+
+
+# -- the whole request ---------------------------------------------------------------------------
+
+
+def assemble_request(
+    agent: Agent,
+    model_ref: str,
+    *,
+    defs: list[ToolDefinition],
+    guidance: list[str],
+    workspace_root: Path,
+    max_output_tokens: int,
+    current: CurrentTurn | None = None,
+    persist: bool = True,
+    tighten: float = 1.0,
+    cache: PriorCache | None = None,
+    reason: str = "budget",
+) -> tuple[Assembly, PriorCache]:
+    """Assemble the request for the next round. With `persist`, a compaction it needs is carried
+    out (episodes written, the window moved); without, it is only described in the manifest."""
+    state = agent.state()
+    ctx = state.context
+    budget = window.budget_for(
+        model_ref,
+        max_output_tokens,
+        ratio=ctx.calibration.get(model_ref, 1.0),
+        learned=ctx.learned_window.get(model_ref),
+        shrink=tighten,
+    )
+    raw_budget = int(budget.prompt / budget.ratio)
+    tools_json = json.dumps([d.model_dump() for d in defs], sort_keys=True)
+    blocks = assemble.system_blocks(
+        agent.home, tool_guidance=guidance, workspace_root=workspace_root
+    )
+    fixed = window.estimate(assemble.POLICY) + window.estimate(tools_json)
+    fixed += sum(window.estimate(b.text) + 2 for b in blocks)
+    ep_cap = min(int(raw_budget * EPISODE_SHARE), EPISODE_MAX)
+
+    stop = current.offset if current is not None else None
+    prior = _prior(agent, ctx.window_start, stop, cache or PriorCache())
+    current_full = 0
+    if current is not None:
+        current_full = sum(history.item_tokens(i) for i in history.items_from(current.entries))
+    room = raw_budget - fixed - ep_cap
+    if current_full > room:
+        drop = len(prior.turns)
+    else:
+        drop = fit.turns_to_drop(prior.tokens, fixed + ep_cap, current_full, raw_budget)
+    compaction_info: dict[str, Any] | None = None
+    if drop:
+        before = fixed + sum(prior.tokens) + current_full
+        new_start = (
+            prior.turns[drop].offset
+            if drop < len(prior.turns)
+            else (stop if stop is not None else prior.turns[-1].end)
+        )
+        dropped = prior.turns[:drop]
+        prior = _drop_prior(prior, drop)
+        after = fixed + sum(prior.tokens) + current_full
+        if persist:
+            compaction_info = compaction.fold(
+                agent,
+                dropped,
+                new_start,
+                reason=reason,
+                turn_id=current.turn_id if current else None,
+                before_tokens=budget.scaled(before),
+                after_tokens=budget.scaled(after),
+            )
+            state = agent.state()
+            ctx = state.context
+        else:
+            compaction_info = {"planned": True, "folded_turns": drop, "window_start": new_start}
+    start = ctx.window_start if persist or not drop else compaction_info["window_start"]
+    ep_text, ep_ids = episode_block(agent, start, ep_cap)
+    ep_tokens = window.estimate(ep_text) if ep_text else 0
+    items: list[Any] = [i for its in prior.items for i in its]
+    prior_tokens = sum(prior.tokens)
+    cut = fit.TurnCut(0, 0)
+    current_tokens = 0
+    if current is not None:
+        room = raw_budget - fixed - ep_tokens - prior_tokens
+        cur_items, cut, current_tokens = _current_items(agent, current, room, persist)
+        items += cur_items
+    frame = assemble.build_frame(
+        agent.home,
+        tool_guidance=guidance,
+        workspace_root=workspace_root,
+        tools_digest=tools_json,
+        episode_block=ep_text,
+        working_memory_revision=state.working_memory.revision,
+        compression_epoch=ctx.compression_epoch,
+    )
+    request = ProviderRequest(
+        model_ref=model_ref,
+        frame=frame,
+        conversation=items,
+        tools=defs,
+        max_output_tokens=min(max_output_tokens, budget.reserve),
+    )
+    raw = fixed + ep_tokens + prior_tokens + current_tokens
+    manifest = {
+        "model_ref": model_ref,
+        "context_window": budget.window,
+        "output_reserve": budget.reserve,
+        "prompt_budget": budget.prompt,
+        "calibration_ratio": budget.ratio,
+        "estimated_tokens": budget.scaled(raw),
+        "blocks": [
+            {
+                "name": "policy",
+                "kind": "system",
+                "tokens": budget.scaled(window.estimate(assemble.POLICY)),
+            },
+            *[
+                {
+                    "name": b.name,
+                    "kind": "system",
+                    "tokens": budget.scaled(window.estimate(b.text)),
+                    "cache_breakpoint": b.cache_breakpoint,
+                }
+                for b in blocks
+            ],
+            {
+                "name": "tools",
+                "kind": "tools",
+                "count": len(defs),
+                "tokens": budget.scaled(window.estimate(tools_json)),
+            },
+            {
+                "name": "episodes",
+                "kind": "context",
+                "tokens": budget.scaled(ep_tokens),
+                "episodes": ep_ids,
+            },
+            {
+                "name": "conversation",
+                "kind": "conversation",
+                "tokens": budget.scaled(prior_tokens),
+                "turns": len(prior.turns),
+                "items": sum(len(i) for i in prior.items),
+                "window_start": start,
+            },
+            {
+                "name": "current_turn",
+                "kind": "conversation",
+                "tokens": budget.scaled(current_tokens),
+                "items": len(items) - sum(len(i) for i in prior.items),
+                "rounds_summarized": cut.summarized - cut.elided,
+                "rounds_omitted": cut.elided,
+            },
+        ],
+        "episodes": ep_ids,
+        "conversation_items": len(items),
+        "prompt_cache_key": frame.cache.prompt_cache_key if frame.cache else None,
+        "context_fingerprint": frame.cache.context_fingerprint if frame.cache else None,
+        "compression_epoch": ctx.compression_epoch,
+        "working_memory_revision": state.working_memory.revision,
+        "compaction": compaction_info,
+    }
+    return Assembly(request, manifest, raw), prior
