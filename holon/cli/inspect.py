@@ -36,9 +36,29 @@ def status_cmd(agent: str, as_json: bool) -> None:
         f"tokens:   {tu['input_tokens']} in, {tu['output_tokens']} out, "
         f"{summary['token_usage']['total_model_rounds']} rounds",
     ]
+    lines.append(_context_line(summary["context"]))
     if summary.get("lifecycle_hint"):
         lines.append(f"hint:     {summary['lifecycle_hint']}")
     click.echo("\n".join(lines))
+
+
+def _context_line(ctx: dict) -> str:
+    window = ctx.get("context_window")
+    used = ctx.get("last_request_tokens")
+    use = (
+        f"{used} of {window} tokens ({ctx['use_of_window']:.0%}) in the last request"
+        if used and window
+        else f"window {window} tokens, no request yet"
+        if window
+        else "no model"
+    )
+    last = ctx.get("last_compaction")
+    compacted = (
+        f"last compaction {last['at']} ({last['folded_turns']} turn(s) folded)"
+        if last
+        else "never compacted"
+    )
+    return f"context:  {use} · {ctx['episodes']} episode(s) · {compacted}"
 
 
 def _follow(path, offset: int, render) -> None:

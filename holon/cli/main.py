@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "trigger": "holon.cli.trigger:trigger_cmd",
     "watch": "holon.cli.watch:watch_cmd",
     "doctor": "holon.cli.doctor:doctor_cmd",
+    "debug": "holon.cli.debug:debug_group",
     "schedule": "holon.cli.schedule:schedule_cmd",
 }
 

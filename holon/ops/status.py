@@ -8,6 +8,7 @@ from typing import Any
 from holon import clock
 from holon.agent import budget, nextdue, timers, triggers, workitems
 from holon.agent.handle import Agent
+from holon.context import window
 from holon.home.layout import Home
 from holon.model.records import AgentState
 
@@ -24,6 +25,7 @@ def agent_summary(home: Home) -> dict[str, Any]:
     state = agent.state()
     ident = agent.identity()
     queue = home.queue
+    summary_model = budget.model_state(agent)
     summary: dict[str, Any] = {
         "agent_id": home.agent_id,
         "home": str(home.root),
@@ -47,13 +49,14 @@ def agent_summary(home: Home) -> dict[str, Any]:
         },
         "tasks": {"active": _count(home.tasks_active)},
         "current_work_item_id": state.current_work_item_id,
-        "model": budget.model_state(agent),
+        "model": summary_model,
         "token_usage": state.token_usage.model_dump(),
         "last_turn": state.last_turn.model_dump() if state.last_turn else None,
         "sleeping_until": state.sleeping_until,
         "last_tick_at": state.last_tick_at,
         "last_brief_at": state.last_brief_at,
         "loaded_agents_md": _agents_md(home),
+        "context": _context(state, summary_model),
     }
     if state.status.value == "stopped":
         summary["lifecycle_hint"] = (
@@ -84,6 +87,32 @@ def _lifecycle(home: Home, state: AgentState) -> dict[str, Any]:
         "external_trigger": triggers.show(home),
         "pending_wake_hint": state.pending_wake_hint,
         "next_due_at": clock.iso(due) if due is not None else None,
+    }
+
+
+def _context(state: AgentState, model: dict[str, Any]) -> dict[str, Any]:
+    """Context use against the window, episodes and the last compaction, from state alone."""
+    ctx, wm = state.context, state.working_memory
+    last = ctx.last_request or {}
+    ref = last.get("model_ref") or model.get("effective_model")
+    window_tokens = last.get("context_window") or (window.configured_window(ref) if ref else None)
+    used = last.get("input_tokens") or last.get("estimated_tokens")
+    return {
+        "model_ref": ref,
+        "context_window": window_tokens,
+        "learned_window": ctx.learned_window.get(ref) if ref else None,
+        "prompt_budget": last.get("prompt_budget"),
+        "last_request_tokens": used,
+        "last_request_estimated_tokens": last.get("estimated_tokens"),
+        "last_request_cached_tokens": last.get("cache_read_input_tokens"),
+        "use_of_window": round(used / window_tokens, 3) if used and window_tokens else None,
+        "calibration_ratio": ctx.calibration.get(ref) if ref else None,
+        "episodes": wm.archived_episode_count,
+        "open_episode_turns": (wm.active_episode_builder or {}).get("turns", 0),
+        "compactions": ctx.compression_epoch,
+        "compacted_turns": ctx.compacted_turns,
+        "last_compaction": ctx.last_compaction,
+        "working_memory_revision": wm.revision,
     }
 
 

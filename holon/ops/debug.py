@@ -1,0 +1,123 @@
+"""`holon debug prompt`: what the agent's next provider request would contain, with a manifest.
+
+Read-only: a compaction the request would need is described, never carried out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from holon.agent.handle import Agent
+from holon.errors import UsageError
+from holon.home.layout import Home
+from holon.runtime.turn import context
+
+
+def _sources(home: Home, workspace_root: Any) -> list[dict[str, Any]]:
+    out = []
+    candidates = [("agent", home.agents_md)]
+    candidates += [
+        ("agent_memory", home.memory / "self.md"),
+        ("agent_memory", home.memory / "operator.md"),
+    ]
+    if workspace_root != home.root:
+        ws_md = workspace_root / "AGENTS.md"
+        candidates.append(("workspace", ws_md if ws_md.exists() else workspace_root / "CLAUDE.md"))
+    for kind, path in candidates:
+        try:
+            size = path.stat().st_size
+        except OSError:
+            continue
+        out.append({"kind": kind, "path": str(path), "bytes": size})
+    return out
+
+
+def next_prompt(home: Home, model: str | None = None) -> dict[str, Any]:
+    agent = Agent(home)
+    chain = context.model_chain(agent, model)
+    if chain is None:
+        raise UsageError(
+            "no model is configured for this agent, so there is no request to show",
+            kind="no_model_configured",
+            hint="pass --model provider/model, or set one with `holon model set`",
+        )
+    assembly = context.build_request(agent, chain[0], None, persist=False)
+    request = assembly.request
+    root, cwd = context.execution_root(agent)
+    state = agent.state()
+    return {
+        "agent_id": agent.id,
+        "agent_home": str(home.root),
+        "workspace_id": state.active_workspace_id,
+        "execution_root": str(root),
+        "cwd": str(cwd),
+        "instruction_sources": _sources(home, root),
+        "manifest": assembly.manifest,
+        "request": {
+            "model_ref": request.model_ref,
+            "max_output_tokens": request.max_output_tokens,
+            "system_prompt": request.frame.system_prompt,
+            "system_blocks": [b.model_dump() for b in request.frame.system_blocks],
+            "context_blocks": [b.model_dump() for b in request.frame.context_blocks],
+            "conversation": [i.model_dump(exclude_defaults=False) for i in request.conversation],
+            "tools": [t.name for t in request.tools],
+        },
+    }
+
+
+def render(doc: dict[str, Any]) -> str:
+    """The human view: the manifest, then every block and conversation item in request order."""
+    m = doc["manifest"]
+    lines = [
+        f"agent:       {doc['agent_id']} ({doc['agent_home']})",
+        f"model:       {m['model_ref']} · window {m['context_window']} · output reserve "
+        f"{m['output_reserve']} · prompt budget {m['prompt_budget']}",
+        f"estimate:    {m['estimated_tokens']} tokens (calibration x{m['calibration_ratio']})",
+        f"cache:       key {m['prompt_cache_key']} · fingerprint {m['context_fingerprint']} · "
+        f"compression epoch {m['compression_epoch']} · working memory revision "
+        f"{m['working_memory_revision']}",
+        f"execution:   workspace {doc['workspace_id']} · root {doc['execution_root']} · "
+        f"cwd {doc['cwd']}",
+    ]
+    for src in doc["instruction_sources"]:
+        lines.append(f"instructions: {src['kind']} {src['path']} ({src['bytes']} bytes)")
+    if m.get("compaction"):
+        c = m["compaction"]
+        lines.append(
+            f"compaction:  the next round would fold {c.get('folded_turns')} turn(s) into episodes"
+        )
+    lines += ["", "blocks:"]
+    for b in m["blocks"]:
+        extra = ""
+        if b["name"] == "episodes":
+            extra = f" · {len(b['episodes'])} episode(s)"
+        elif b["kind"] == "conversation":
+            extra = f" · {b.get('items', 0)} item(s)"
+            if b["name"] == "conversation":
+                extra += f" · {b['turns']} turn(s) from transcript offset {b['window_start']}"
+        elif b["name"] == "tools":
+            extra = f" · {b['count']} tool(s)"
+        mark = " · cache breakpoint" if b.get("cache_breakpoint") else ""
+        lines.append(f"  {b['name']:<24} {b['tokens']:>8} tokens{extra}{mark}")
+    req = doc["request"]
+    lines += ["", "=== system: policy ===", req["system_prompt"]]
+    for b in req["system_blocks"]:
+        lines += ["", f"=== system: {b['name']} ===", b["text"]]
+    for b in req["context_blocks"]:
+        lines += ["", f"=== context: {b['name']} ===", b["text"]]
+    lines += ["", f"=== tools: {', '.join(req['tools'])} ==="]
+    for item in req["conversation"]:
+        lines += ["", f"--- {_item_head(item)} ---"]
+        body = item.get("text") or item.get("content") or ""
+        if body:
+            lines.append(body)
+    return "\n".join(lines)
+
+
+def _item_head(item: dict[str, Any]) -> str:
+    if item["type"] == "assistant":
+        calls = ", ".join(c["name"] for c in item.get("tool_calls") or [])
+        return "assistant" + (f" (calls {calls})" if calls else "")
+    if item["type"] == "tool_result":
+        return f"tool result {item['tool_name']}" + (" (error)" if item.get("is_error") else "")
+    return "user"
