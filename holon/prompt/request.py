@@ -30,6 +30,7 @@ from holon.text import shorten
 EPISODE_SHARE = 0.12  # of the prompt budget, for the episode block
 EPISODE_MAX = 8_000  # tokens
 SHORT_TEXT = 300
+MIN_SCAN_BYTES = 4 << 20  # at most this much transcript (or 16 bytes a budget token) is read
 SHORT_ARGS = 1_000
 NOTE = (
     "[{n} earlier rounds of this turn are not shown, to fit the context window; their calls and "
@@ -65,11 +66,23 @@ class Assembly:
     raw_estimate: int  # uncalibrated tokens of the whole request (calibration divides by it)
 
 
-def _prior(agent: Agent, start: int, stop: int | None, cache: PriorCache) -> PriorCache:
+def _prior(
+    agent: Agent, start: int, stop: int | None, cache: PriorCache, max_scan: int
+) -> PriorCache:
+    """The turns from the window start to `stop` (None: the end). A window that was never
+    compacted over a huge transcript (a home older than compaction) reads only its last
+    `max_scan` bytes: the first compaction then starts the window there."""
     stop_key = -2 if stop is None else stop
     if cache.start == start and cache.stop == stop_key:
         return cache
-    turns = history.read_turns(agent.home.transcript, start, stop)
+    end = stop
+    if end is None:
+        try:
+            end = agent.home.transcript.stat().st_size
+        except FileNotFoundError:
+            end = 0
+    scan_from = max(start, end - max_scan)
+    turns = history.read_turns(agent.home.transcript, scan_from, stop)
     items = [history.items_from(t.entries) for t in turns]
     tokens = [sum(history.item_tokens(i) for i in its) for its in items]
     return PriorCache(start, stop_key, turns, items, tokens)
@@ -254,7 +267,8 @@ def assemble_request(
     ep_cap = min(int(raw_budget * EPISODE_SHARE), EPISODE_MAX)
 
     stop = current.offset if current is not None else None
-    prior = _prior(agent, ctx.window_start, stop, cache or PriorCache())
+    max_scan = max(MIN_SCAN_BYTES, raw_budget * 16)
+    prior = _prior(agent, ctx.window_start, stop, cache or PriorCache(), max_scan)
     current_full = 0
     if current is not None:
         current_full = sum(history.item_tokens(i) for i in history.items_from(current.entries))

@@ -11,7 +11,20 @@ from holon.tools.base import Tool
 SchemaMode = Literal["relaxed", "strict"]
 
 
+_CACHE: dict[tuple[type, str, SchemaMode], ToolDefinition] = {}
+
+
 def definition(tool: Tool, mode: SchemaMode = "relaxed") -> ToolDefinition:
+    """A tool's definition; built once per process (schemas are class-level and costly to emit:
+    every provider round asks for the whole catalog). Shared: callers must not mutate it."""
+    key = (type(tool), tool.name, mode)
+    cached = _CACHE.get(key)
+    if cached is None:
+        cached = _CACHE[key] = _build(tool, mode)
+    return cached
+
+
+def _build(tool: Tool, mode: SchemaMode) -> ToolDefinition:
     source = schema.source_schema(tool.Args)
     emitted = schema.strict(source) if mode == "strict" else schema.relaxed(source)
     return ToolDefinition(

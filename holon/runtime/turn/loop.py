@@ -13,7 +13,6 @@ from typing import Any
 from holon import clock, config
 from holon.agent import budget
 from holon.agent.handle import Agent
-from holon.context import window
 from holon.model.conversation import ProviderFailure, ProviderResponse
 from holon.model.messages import MessageEnvelope
 from holon.providers import resolve, runner
@@ -118,7 +117,7 @@ def _provider_round(
                 raise runner.RoundFailed(_overflow_failure(again.failure), merged) from None
             raise runner.RoundFailed(again.failure, merged) from None
         timeline = _merge_timelines(first, timeline, recovery)
-    _calibrate(agent, assembly, response, timeline)
+    _calibrate(ts, assembly, response, timeline)
     timing = {
         "context_build_ms": int((t1 - t0) * 1000),
         "provider_round_ms": int((time.monotonic() - t1) * 1000),
@@ -175,29 +174,24 @@ def _learn_window(agent: Agent, timeline: dict, assembly: Any) -> None:
     agent.update_state(apply)
 
 
-def _calibrate(agent: Agent, assembly: Any, response: ProviderResponse, timeline: dict) -> None:
-    """Track how the estimate compares with the provider's count, per model."""
+def _calibrate(ts: TurnState, assembly: Any, response: ProviderResponse, timeline: dict) -> None:
+    """Note how the estimate compared with the provider's count; settle persists it (once per
+    turn, not once per round)."""
     model_ref = timeline.get("winning_model_ref") or assembly.request.model_ref
     actual = response.usage.input_tokens
     manifest = assembly.manifest
-
-    def apply(s: Any) -> None:
-        ratio = window.observe(s.context.calibration.get(model_ref), assembly.raw_estimate, actual)
-        if ratio is not None:
-            s.context.calibration[model_ref] = ratio
-        s.context.last_request = {
-            "at": clock.now_iso(),
-            "model_ref": model_ref,
-            "estimated_tokens": manifest["estimated_tokens"],
-            "input_tokens": actual or None,
-            "cache_read_input_tokens": response.usage.cache_read_input_tokens or None,
-            "context_window": manifest["context_window"],
-            "prompt_budget": manifest["prompt_budget"],
-            "conversation_items": manifest["conversation_items"],
-            "episodes": len(manifest["episodes"]),
-        }
-
-    agent.update_state(apply)
+    ts.observed.append((model_ref, assembly.raw_estimate, actual))
+    ts.last_request = {
+        "at": clock.now_iso(),
+        "model_ref": model_ref,
+        "estimated_tokens": manifest["estimated_tokens"],
+        "input_tokens": actual or None,
+        "cache_read_input_tokens": response.usage.cache_read_input_tokens or None,
+        "context_window": manifest["context_window"],
+        "prompt_budget": manifest["prompt_budget"],
+        "conversation_items": manifest["conversation_items"],
+        "episodes": len(manifest["episodes"]),
+    }
 
 
 def _record_round(

@@ -9,7 +9,7 @@ from typing import Any
 from holon import clock
 from holon.agent import timers
 from holon.agent.handle import Agent
-from holon.context import progress
+from holon.context import progress, window
 from holon.errors import UsageError
 from holon.model.conversation import ProviderFailure
 from holon.model.records import AgentState, FailureArtifact, TurnTerminalRecord
@@ -198,6 +198,12 @@ def _commit_state(agent: Agent, ts: TurnState, outcome: str, turn: TurnOutcome |
             message_id=ts.message.id,
         )
         apply_closure(s, ts, outcome, turn)
+        for model_ref, estimated, actual in ts.observed:
+            ratio = window.observe(s.context.calibration.get(model_ref), estimated, actual)
+            if ratio is not None:
+                s.context.calibration[model_ref] = ratio
+        if ts.last_request is not None:
+            s.context.last_request = ts.last_request
 
     agent.update_state(apply)
 

@@ -45,6 +45,10 @@ class TurnState:
     entries: list[dict[str, Any]] = field(default_factory=list)
     prior: Any = None  # the prompt's cached read of earlier turns (holon.prompt.request)
     overflow_retried: bool = False
+    # (model ref, raw estimate, provider input tokens) per round, and the last request's figures:
+    # persisted into state.context when the turn settles
+    observed: list[tuple[str, int, int]] = field(default_factory=list)
+    last_request: dict[str, Any] | None = None
 
     @property
     def has_context(self) -> bool:
