@@ -32,7 +32,9 @@ DEFAULT_WINDOW = 32_768  # an unknown model: assume little
 DEFAULT_PROMPT_CAP = 128_000  # the most a prompt may hold by default, however large the window
 MIN_WINDOW = 2_048
 SAFETY = 0.95  # estimates are estimates: keep 5% of the window free
-RATIO_BOUNDS = (0.5, 3.0)
+# calibration only ever makes estimates more cautious: a prompt is never allowed to grow past
+# bytes/4 on the word of a usage report (a proxy or a test double may under-report)
+RATIO_BOUNDS = (1.0, 3.0)
 # a learned window never drops below this share of the configured one
 MIN_LEARNED = 0.125
 
