@@ -46,7 +46,8 @@ def open_builder(turn: dict[str, Any]) -> dict[str, Any]:
 
 
 def turn_line(turn: dict[str, Any], ev: dict[str, Any]) -> str:
-    parts = [f"turn {turn['turn_index']}"]
+    index = turn.get("turn_index")
+    parts = [f"turn {index}" if index is not None else "earlier turn"]
     parts.append(f"{ev.get('kind') or 'message'}: {ev['asked']}" if ev.get("asked") else "")
     if ev.get("commands"):
         parts.append(f"ran {len(ev['commands'])} command(s)")
@@ -91,11 +92,39 @@ def summary(builder: dict[str, Any]) -> str:
     text = "\n".join(lines + tail)
     if len(text) <= SUMMARY_CHARS:
         return text
-    budget = SUMMARY_CHARS - sum(len(t) + 1 for t in tail) - 40
-    per = max(120, budget // max(1, len(lines)))
-    lines = [excerpt(line, per * 2 // 3, per // 3) for line in lines]
-    text = "\n".join(lines + tail)
-    return text[:SUMMARY_CHARS]
+    tail = [
+        t if len(t) <= SUMMARY_CHARS // 4 else excerpt(t, SUMMARY_CHARS // 4 - 4, 0) for t in tail
+    ]
+    budget = SUMMARY_CHARS - sum(len(t) + 1 for t in tail)
+    per = budget // max(1, len(lines)) - 1  # each line and its newline
+    if per >= 40:
+        lines = [excerpt(line, (per - 3) * 2 // 3, (per - 3) // 3) for line in lines]
+    else:  # too many turns to show each: the first and the last, and a count between
+        keep = max(1, budget // 160)
+        head, last = lines[: keep - keep // 2], lines[len(lines) - keep // 2 :] if keep > 1 else []
+        middle = [f"… {len(lines) - len(head) - len(last)} more turns …"]
+        lines = [excerpt(line, 100, 50) for line in head + middle + last]
+    return "\n".join(lines + tail)[:SUMMARY_CHARS]
+
+
+def fit_summary(text: str, chars: int) -> str:
+    """A summary cut to `chars`, every line shortened alike (each turn keeps its start and end)
+    rather than the last lines lost."""
+    if len(text) <= chars:
+        return text
+    lines = text.splitlines()
+    per = chars // max(1, len(lines)) - 1
+    if per >= 40:
+        return "\n".join(excerpt(line, (per - 3) * 2 // 3, (per - 3) // 3) for line in lines)
+    out, used = [], 0
+    for line in lines:
+        line = excerpt(line, 60, 20)
+        if used + len(line) + 1 > chars - 20:
+            out.append(f"… {len(lines) - len(out)} more")
+            break
+        out.append(line)
+        used += len(line) + 1
+    return "\n".join(out)
 
 
 def finalize(
@@ -161,22 +190,26 @@ def boundary(builder: dict[str, Any], *, delivered: bool, waiting: str | None) -
 
 
 def recent(path: Any, before: int) -> list[dict[str, Any]]:
-    """Episodes that end at or before transcript offset `before` (folded out of the window),
-    oldest first, from a bounded tail of the ledger."""
+    """Episodes that begin before transcript offset `before`: each covers at least one turn that
+    was folded out of the window (it may also cover turns still in it). Oldest first, from a
+    bounded tail of the ledger. The set changes only when the window start moves: every episode
+    finalized later begins after the window start."""
     out = []
     for rec in jsonl.tail(path, TAIL_SCAN):
-        end = (rec.get("transcript") or {}).get("end_offset")
-        if isinstance(end, int) and end <= before and rec.get("summary"):
+        start = (rec.get("transcript") or {}).get("start_offset")
+        if isinstance(start, int) and start < before and rec.get("summary"):
             out.append(rec)
     return out
 
 
 def heading(rec: dict[str, Any]) -> str:
     t = rec.get("turns") or {}
-    span = (
-        f"turn {t.get('first_index')}"
-        if t.get("first_index") == t.get("last_index")
-        else f"turns {t.get('first_index')}–{t.get('last_index')}"
-    )
+    first, last = t.get("first_index"), t.get("last_index")
+    if first is None:  # turns from before episodes were kept have no index
+        span = f"{t.get('count', '?')} earlier turn(s)"
+    elif first == last:
+        span = f"turn {first}"
+    else:
+        span = f"turns {first}–{last}"
     work = f" · work {rec['work_item_id']}" if rec.get("work_item_id") else ""
     return f"## Episode {rec['id']} · {span} · {rec.get('created_at', '')[:16]}{work}"

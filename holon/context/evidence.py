@@ -9,10 +9,14 @@ from typing import Any
 
 from holon.text import shorten
 
+# a verification command: a test, lint, type-check or build tool at the start of a command
+# (after `cd dir &&`, env assignments or a pipe), not any command that mentions "test"
 VERIFY = re.compile(
-    r"(^|[\s/;&|(])(pytest|tox|nox|ruff|mypy|flake8|eslint|tsc|jest|vitest|ctest|"
-    r"cargo (test|check|clippy|build)|go (test|vet|build)|npm (test|run)|yarn (test|run)|"
-    r"pnpm (test|run)|make|gradle|mvn|unittest|check|test|lint)\b"
+    r"(?:^|[;&|(]\s*)(?:\w+=\S*\s+)*"
+    r"(?:python3? -m (?:pytest|unittest|mypy|ruff)|uv run |poetry run )?(?:[\w.~-]*/)*"
+    r"(?:pytest|tox|nox|ruff|mypy|pyright|flake8|eslint|tsc|jest|vitest|ctest|"
+    r"cargo (?:test|check|clippy|build)|go (?:test|vet|build)|npm (?:test|run)|"
+    r"yarn (?:test|run)|pnpm (?:test|run)|make|gradle|mvn|\./\S*test\S*)\b"
 )
 CMD_CHARS = 160
 ASK_HEAD, ASK_TAIL = 220, 100
@@ -24,6 +28,8 @@ def excerpt(text: str, head: int = ASK_HEAD, tail: int = ASK_TAIL) -> str:
     flat = " ".join(text.split())
     if len(flat) <= head + tail + 3:
         return flat
+    if tail <= 0:
+        return f"{flat[:head].rstrip()} …"
     return f"{flat[:head].rstrip()} … {flat[-tail:].lstrip()}"
 
 

@@ -46,6 +46,18 @@ class CurrentTurn:
     turn_id: str
     offset: int
     entries: list[dict[str, Any]] = field(default_factory=list)
+    # round index -> its items and sizes, full and summarized (a settled round never changes)
+    rounds: dict[int, RoundView] = field(default_factory=dict)
+
+
+@dataclass
+class RoundView:
+    size: int  # entries in the round when it was measured
+    full: list[Any]
+    full_tokens: int
+    short: list[Any]
+    short_tokens: int
+    persisted: bool = False
 
 
 @dataclass
@@ -169,27 +181,53 @@ def _short_round(agent: Agent, turn_id: str, rnd: list[dict], persist: bool) -> 
     return out
 
 
+def _view(agent: Agent, turn: CurrentTurn, index: int, rnd: list[dict]) -> RoundView:
+    view = turn.rounds.get(index)
+    if view is None or view.size != len(rnd):
+        full = history.items_from(rnd)
+        short = history.items_from(_short_round(agent, turn.turn_id, rnd, False))
+        view = RoundView(
+            len(rnd),
+            full,
+            sum(history.item_tokens(i) for i in full),
+            short,
+            sum(history.item_tokens(i) for i in short),
+        )
+        turn.rounds[index] = view
+    return view
+
+
 def _current_items(
     agent: Agent, turn: CurrentTurn, budget_raw: int, persist: bool
 ) -> tuple[list[Any], fit.TurnCut, int]:
     head, rounds = _rounds(turn.entries)
     head_items = history.items_from(head)
     head_tokens = sum(history.item_tokens(i) for i in head_items)
-    full_items = [history.items_from(r) for r in rounds]
-    full = [sum(history.item_tokens(i) for i in its) for its in full_items]
-    short_rounds = [_short_round(agent, turn.turn_id, r, False) for r in rounds]
-    short = [sum(history.item_tokens(i) for i in history.items_from(r)) for r in short_rounds]
+    views = [_view(agent, turn, i, r) for i, r in enumerate(rounds)]
     note_tokens = window.estimate(NOTE) + history.ITEM_OVERHEAD + 2
-    cut = fit.cut_turn(head_tokens, full, short, note_tokens, budget_raw)
+    cut = fit.cut_turn(
+        head_tokens,
+        [v.full_tokens for v in views],
+        [v.short_tokens for v in views],
+        note_tokens,
+        budget_raw,
+    )
     items = list(head_items)
+    tokens = head_tokens
     if cut.elided:
         items.append(UserItem(text=NOTE.format(n=cut.elided)))
+        tokens += note_tokens
     for i in range(cut.elided, len(rounds)):
+        view = views[i]
         if i < cut.summarized:
-            items += history.items_from(_short_round(agent, turn.turn_id, rounds[i], persist))
+            if persist and not view.persisted:
+                _short_round(agent, turn.turn_id, rounds[i], True)  # writes the full-output file
+                view.persisted = True
+            items += view.short
+            tokens += view.short_tokens
         else:
-            items += full_items[i]
-    tokens = sum(history.item_tokens(i) for i in items)
+            items += view.full
+            tokens += view.full_tokens
     return items, cut, tokens
 
 
@@ -207,26 +245,36 @@ def episode_block(agent: Agent, start: int, budget_raw: int) -> tuple[str, list[
     parts = ["# Earlier context"]
     if snapshot:
         revision = state.context.snapshot_revision
-        parts.append(
-            f"Working memory as of the last compaction (revision {revision}):\n"
-            + "\n".join(f"- {line}" for line in snapshot)
-        )
-    used = window.estimate("\n\n".join(parts))
-    chosen: list[dict] = []
+        head = f"Working memory as of the last compaction (revision {revision}):"
+        shown, used = [], window.estimate(head) + 4
+        for line in snapshot:  # at most half the block: episodes need room too
+            cost = window.estimate(line) + 1
+            if used + cost > budget_raw // 2:
+                shown.append(f"- … {len(snapshot) - len(shown)} more lines not shown")
+                break
+            shown.append(f"- {line}")
+            used += cost
+        parts.append(head + "\n" + "\n".join(shown))
+    intro = "Episodes: turns that left the conversation window, summarized (oldest first)."
+    used = window.estimate("\n\n".join(parts)) + window.estimate(intro) + 2
+    chosen: list[tuple[dict, str]] = []
     for rec in reversed(folded):
-        text = f"{episodes.heading(rec)}\n{rec['summary']}"
-        cost = window.estimate(text) + 2
-        if used + cost > budget_raw:
-            break
-        chosen.append(rec)
+        head, summary = episodes.heading(rec), str(rec["summary"])
+        cost = window.estimate(f"{head}\n{summary}") + 2
+        room = budget_raw - used
+        if cost > room:
+            if chosen or room < 64:
+                break
+            # the newest episode always shows, shortened to the room there is
+            summary = episodes.fit_summary(summary, (room - window.estimate(head) - 4) * 4)
+            cost = window.estimate(f"{head}\n{summary}") + 2
+        chosen.append((rec, f"{head}\n{summary}"))
         used += cost
     chosen.reverse()
     if chosen:
-        parts.append(
-            "Episodes: turns that left the conversation window, summarized (oldest first)."
-        )
-        parts += [f"{episodes.heading(r)}\n{r['summary']}" for r in chosen]
-    return "\n\n".join(parts), [r["id"] for r in chosen]
+        parts.append(intro)
+        parts += [text for _, text in chosen]
+    return "\n\n".join(parts), [r["id"] for r, _ in chosen]
 
 
 # -- the whole request ---------------------------------------------------------------------------
@@ -271,7 +319,9 @@ def assemble_request(
     prior = _prior(agent, ctx.window_start, stop, cache or PriorCache(), max_scan)
     current_full = 0
     if current is not None:
-        current_full = sum(history.item_tokens(i) for i in history.items_from(current.entries))
+        head, rounds = _rounds(current.entries)
+        current_full = sum(history.item_tokens(i) for i in history.items_from(head))
+        current_full += sum(_view(agent, current, i, r).full_tokens for i, r in enumerate(rounds))
     room = raw_budget - fixed - ep_cap
     if current_full > room:
         drop = len(prior.turns)

@@ -15,6 +15,7 @@ from holon.runtime.tick import tick
 
 KEYS = {
     "agent_id",
+    "context",
     "home",
     "identity",
     "status",

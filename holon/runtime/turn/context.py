@@ -123,11 +123,11 @@ def build_request(
     holon.prompt.request)."""
     defs, guidance = catalog(model_ref)
     root, _ = execution_root(agent)
-    current = (
-        request.CurrentTurn(turn_id=ts.turn_id, offset=ts.offset, entries=ts.entries)
-        if ts is not None
-        else None
-    )
+    current = None
+    if ts is not None:
+        if ts.view is None:
+            ts.view = request.CurrentTurn(turn_id=ts.turn_id, offset=ts.offset, entries=ts.entries)
+        current = ts.view
     assembly, prior = request.assemble_request(
         agent,
         model_ref,

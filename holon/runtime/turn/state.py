@@ -44,6 +44,7 @@ class TurnState:
     # current turn of the prompt is built from these, never re-read from disk
     entries: list[dict[str, Any]] = field(default_factory=list)
     prior: Any = None  # the prompt's cached read of earlier turns (holon.prompt.request)
+    view: Any = None  # the prompt's view of this turn, with per-round sizes (holon.prompt.request)
     overflow_retried: bool = False
     # (model ref, raw estimate, provider input tokens) per round, and the last request's figures:
     # persisted into state.context when the turn settles
