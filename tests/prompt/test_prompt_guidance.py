@@ -19,11 +19,16 @@ from golden_check import check_golden
 def test_system_prompt_has_apply_patch_guidance_per_provider(agent, model_ref, exposure):
     from holon.agent.handle import Agent
     from holon.patch.guidance import prompt_guidance
+    from holon.prompt import assemble
     from holon.runtime.turn.context import build_request
 
-    request = build_request(Agent(agent), model_ref)
-    assert prompt_guidance(exposure) in request.frame.system_prompt
+    request = build_request(Agent(agent), model_ref).request
+    # the guidance is a stable system block, after the policy (which stays the system prompt)
+    assert request.frame.system_prompt == assemble.POLICY
+    tools_block = request.frame.system_blocks[-1]
+    assert tools_block.name == "tool_guidance" and tools_block.cache_breakpoint
+    assert prompt_guidance(exposure) in tools_block.text
     other = prompt_guidance("json" if exposure == "freeform" else "freeform")
+    assert not any(other in b.text for b in request.frame.system_blocks)
     assert other not in request.frame.system_prompt
-    tools_block = request.frame.system_blocks[-1].text
-    check_golden(f"prompts/tools_block_{model_ref.split('/')[0]}.txt", tools_block)
+    check_golden(f"prompts/tools_block_{model_ref.split('/')[0]}.txt", tools_block.text)
