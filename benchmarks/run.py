@@ -2,7 +2,7 @@
 
     python benchmarks/run.py [--quick]
 
-Targets (docs/architecture.md section 12): idle tick <= 1.5x `python -c "import click"`;
+Targets (docs/architecture.md section 13): idle tick <= 1.5x `python -c "import click"`;
 `tick --all` over 1,000 idle agents <= 3x one idle tick; `transcript --tail 50` on a
 1M-entry ledger <= 2x on a 1k ledger; per-round runtime overhead independent of ledger
 size (1M vs 1k entries <= 1.2x). Other benchmarks in this directory are run too.
