@@ -115,14 +115,14 @@ def stale_reminder(
     )
     if threshold <= 0 or not rounds:
         return None
+    progressed = {
+        r["key"].split(":", 1)[0]
+        for r in results.values()
+        if r.get("tool_name") in MUTATION_TOOLS and r.get("status") == "success"
+    }
     stale = 0
     for index in range(len(rounds) - 1, -1, -1):
-        if any(
-            r.get("tool_name") in MUTATION_TOOLS
-            and r.get("status") == "success"
-            and r["key"].startswith(f"{index}:")
-            for r in results.values()
-        ):
+        if str(index) in progressed:
             break
         stale += 1
     if stale < threshold or (stale - threshold) % cooldown:
