@@ -4,21 +4,16 @@ from __future__ import annotations
 
 import hashlib
 
+from context_helpers import settled_turn
+
 from holon.agent.handle import Agent
-from holon.context import compaction, episodes, history, memory, progress
+from holon.context import compaction, episodes, history, memory
 from holon.store import jsonl
 
 
 def _turn(a: Agent, i: int, *, remember: bool = False) -> None:
     """One settled turn in the transcript: message, a round running a command, its result."""
-    offset = a.transcript_offset()
-    tid, mid = f"turn_{i}", f"msg_{i}"
-    msg = a.transcript(
-        "message", turn_id=tid, message_id=mid, message_kind="operator_prompt", text=f"ask {i}"
-    )
     call = {"id": "c1", "name": "ExecCommand", "arguments": {"cmd": f"pytest -k t{i}"}}
-    rnd = {"text": f"answer {i}", "tool_calls": [call]}
-    a.transcript("assistant_round", turn_id=tid, message_id=mid, **rnd)
     result = {
         "key": "0:c1",
         "call_id": "c1",
@@ -27,25 +22,7 @@ def _turn(a: Agent, i: int, *, remember: bool = False) -> None:
         "envelope": {"status": "success", "result": {"exit_status": 0}},
         "rendered": "1 passed",
     }
-    a.transcript("tool_result", turn_id=tid, message_id=mid, **result)
-    a.transcript("turn_terminal", turn_id=tid, message_id=mid, kind="completed")
-    if remember:
-        progress.after_turn(
-            a,
-            turn={
-                "turn_id": tid,
-                "turn_index": i,
-                "message_id": mid,
-                "offset": offset,
-                "end": a.transcript_offset(),
-                "work_item_id": None,
-                "outcome": "completed",
-            },
-            message=msg["data"],
-            rounds=[rnd],
-            results={"0:c1": result},
-            delivered=False,
-        )
+    settled_turn(a, i, f"ask {i}", calls=[(call, result)], remember=remember)
 
 
 def _fold(a: Agent, dropped, new_start):

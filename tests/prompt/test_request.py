@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from context_helpers import settled_turn
 
 from holon.agent import admission
 from holon.agent.handle import Agent
-from holon.context import history, progress
+from holon.context import history
 from holon.model.conversation import ToolDefinition, ToolResultItem, UserItem
 from holon.prompt import request
 from holon.providers import runner
@@ -34,38 +35,15 @@ def small_window(monkeypatch):
 
 def _prior_turn(a: Agent, i: int, size: int = 1200, *, remember: bool = False) -> None:
     """A settled turn: its message (about `size` characters) and one answering round."""
-    offset = a.transcript_offset()
-    tid, mid = f"turn_{i}", f"msg_{i}"
-    msg = a.transcript(
-        "message",
-        turn_id=tid,
-        message_id=mid,
-        message_kind="operator_prompt",
+    settled_turn(
+        a,
+        i,
+        f"question {i}: " + "q" * size,
+        remember=remember,
         origin_kind="operator",
         authority_class="operator_instruction",
         trust="trusted_operator",
-        text=f"question {i}: " + "q" * size,
     )
-    rnd = {"text": f"answer {i}", "tool_calls": []}
-    a.transcript("assistant_round", turn_id=tid, message_id=mid, **rnd)
-    a.transcript("turn_terminal", turn_id=tid, message_id=mid, kind="completed")
-    if remember:
-        progress.after_turn(
-            a,
-            turn={
-                "turn_id": tid,
-                "turn_index": i,
-                "message_id": mid,
-                "offset": offset,
-                "end": a.transcript_offset(),
-                "work_item_id": None,
-                "outcome": "completed",
-            },
-            message=msg["data"],
-            rounds=[rnd],
-            results={},
-            delivered=False,
-        )
 
 
 def _assemble(a: Agent, current=None, **kw):
