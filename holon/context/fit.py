@@ -45,8 +45,10 @@ class TurnCut:
 
 def cut_turn(head: int, full: list[int], short: list[int], note: int, budget: int) -> TurnCut:
     """Where to cut a long turn. `head` is the message and turn context, `full[i]` and `short[i]`
-    round i shown in full and summarized, `note` the elision note. Returns the smallest cut (in
-    STEP multiples) that fits, or the deepest cut when nothing fits."""
+    round i shown in full and summarized, `note` the elision note. Returns the smallest cut that
+    fits, or the deepest cut when nothing fits. What is left out moves in STEP multiples, so the
+    prompt is rewritten from the note on about once per STEP rounds; between those moves a round
+    turns from full to summarized only among the newest ones, after everything sent before."""
     n = len(full)
     full_pre = [0, *accumulate(full)]
     short_pre = [0, *accumulate(short)]
@@ -63,16 +65,15 @@ def cut_turn(head: int, full: list[int], short: list[int], note: int, budget: in
 
     if size(0, 0) <= budget:
         return TurnCut(0, 0)
-    limits = [max(0, n - KEEP_FULL), n]  # first keep the newest rounds whole; then not even them
-    for limit in limits:
-        summarized = 0
-        while summarized < limit:
-            summarized = min(limit, summarized + STEP)
-            if size(summarized, 0) <= budget:
-                return TurnCut(summarized, 0)
-        elided = 0
-        while elided < summarized:
-            elided = min(summarized, elided + STEP)
-            if size(summarized, elided) <= budget:
-                return TurnCut(summarized, elided)
-    return TurnCut(n, n)
+    limit = max(0, n - KEEP_FULL)  # the newest rounds stay whole while anything fits
+    for summarized in range(STEP, limit + 1, STEP):
+        if size(summarized, 0) <= budget:
+            return TurnCut(summarized, 0)
+    # every older round summarized (the boundary moves with the newest rounds only: what was
+    # sent before it stays as it was), then the oldest left out, in STEP multiples
+    for upto in (limit, n):
+        most = max(0, upto - 1)  # the newest summarized round always shows
+        for elided in (0, *range(STEP, most + STEP, STEP)):
+            if size(upto, min(elided, most)) <= budget:
+                return TurnCut(upto, min(elided, most))
+    return TurnCut(n, max(0, n - 1))

@@ -32,6 +32,7 @@ EPISODE_MAX = 8_000  # tokens
 SHORT_TEXT = 300
 MIN_SCAN_BYTES = 4 << 20  # at most this much transcript (or 16 bytes a budget token) is read
 SHORT_ARGS = 1_000
+SHORT_RESULT = 400  # a result this short is shown as it is: its summary would be no shorter
 NOTE = (
     "[{n} earlier rounds of this turn are not shown, to fit the context window; their calls and "
     "results are in the transcript. Carry what matters in your notes and working files.]"
@@ -48,6 +49,9 @@ class CurrentTurn:
     entries: list[dict[str, Any]] = field(default_factory=list)
     # round index -> its items and sizes, full and summarized (a settled round never changes)
     rounds: dict[int, RoundView] = field(default_factory=dict)
+    # the last cut sent: within a turn the cut only deepens, so a budget that wobbles with
+    # calibration never makes the prompt undo and redo the same cut
+    cut: fit.TurnCut = field(default_factory=lambda: fit.TurnCut(0, 0))
 
 
 @dataclass
@@ -169,7 +173,7 @@ def _short_round(agent: Agent, turn_id: str, rnd: list[dict], persist: bool) -> 
                         c["arguments"] = {"summarized_arguments": shown}
                 calls.append(c)
             data["tool_calls"] = calls
-        elif e.get("kind") == "tool_result":
+        elif e.get("kind") == "tool_result" and len(str(data.get("rendered", ""))) > SHORT_RESULT:
             env = data.get("envelope") or {}
             summary = env.get("summary_text") or data.get("status", "")
             ref = _artifact_ref(agent, turn_id, data, persist)
@@ -212,6 +216,12 @@ def _current_items(
         note_tokens,
         budget_raw,
     )
+    if persist:
+        last = turn.cut
+        cut = fit.TurnCut(
+            min(len(rounds), max(cut.summarized, last.summarized)), max(cut.elided, last.elided)
+        )
+        turn.cut = cut
     items = list(head_items)
     tokens = head_tokens
     if cut.elided:
@@ -293,6 +303,7 @@ def assemble_request(
     tighten: float = 1.0,
     cache: PriorCache | None = None,
     reason: str = "budget",
+    calibration: dict[str, float] | None = None,
 ) -> tuple[Assembly, PriorCache]:
     """Assemble the request for the next round. With `persist`, a compaction it needs is carried
     out (episodes written, the window moved); without, it is only described in the manifest."""
@@ -301,7 +312,7 @@ def assemble_request(
     budget = window.budget_for(
         model_ref,
         max_output_tokens,
-        ratio=ctx.calibration.get(model_ref, 1.0),
+        ratio=(calibration if calibration is not None else ctx.calibration).get(model_ref, 1.0),
         learned=ctx.learned_window.get(model_ref),
         shrink=tighten,
     )

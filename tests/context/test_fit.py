@@ -73,7 +73,7 @@ def test_even_the_newest_rounds_are_summarized_as_a_last_resort():
     cut = _cut(100)
     assert cut == TurnCut(20, 2 * fit.STEP)
     assert _size(cut) == 95
-    assert _cut(10) == TurnCut(20, 20)  # nothing fits: the deepest cut
+    assert _cut(10) == TurnCut(20, 19)  # nothing fits: the deepest cut keeps the newest summary
     assert fit.cut_turn(10, [], [], 5, 5) == TurnCut(0, 0)  # no rounds: nothing to cut
 
 
@@ -83,3 +83,18 @@ def test_the_note_counts_only_when_rounds_are_elided():
     assert fit.cut_turn(0, full, short, note, 208) == TurnCut(8, 0)
     # eliding would bring the note: summarizing the newest rounds too is the smaller cut
     assert fit.cut_turn(0, full, short, note, 150) == TurnCut(10, 0)
+
+
+def test_a_growing_turn_keeps_its_prefix_between_steps():
+    """As a long turn grows, what it leaves out moves only in STEP multiples, about once per STEP
+    rounds (a change there rewrites the prompt from the note on); the summarized/full boundary
+    only ever moves among the newest rounds, so everything before them stays as it was sent."""
+    cuts = []
+    for n in range(40, 300):
+        cut = fit.cut_turn(10, [100] * n, [10] * n, 5, 1500)
+        assert cut.elided % fit.STEP == 0
+        if cut.summarized % fit.STEP:  # off the STEP grid only when all older rounds are
+            assert cut.summarized == n - fit.KEEP_FULL
+        cuts.append(cut)
+    moves = sum(1 for a, b in zip(cuts, cuts[1:]) if a.elided != b.elided)
+    assert any(c.elided for c in cuts) and moves <= len(cuts) // fit.STEP + 1

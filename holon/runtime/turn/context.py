@@ -9,7 +9,7 @@ from typing import Any
 from holon import config
 from holon.agent import budget
 from holon.agent.handle import Agent
-from holon.context import memory
+from holon.context import memory, window
 from holon.model.conversation import UserItem
 from holon.patch.guidance import prompt_guidance
 from holon.prompt import request, turncontext, workqueue
@@ -116,6 +116,17 @@ def record_turn_context(agent: Agent, ts: Any) -> None:
     agent.update_state(lambda s: memory.mark_prompted(s.working_memory))
 
 
+def _calibration(agent: Agent, ts: Any) -> dict[str, float]:
+    """The persisted calibration, advanced by the rounds this turn has already sent (they are
+    persisted only when the turn settles)."""
+    ratios = dict(agent.state().context.calibration)
+    for model_ref, estimated, actual in ts.observed if ts is not None else ():
+        ratio = window.observe(ratios.get(model_ref), estimated, actual)
+        if ratio is not None:
+            ratios[model_ref] = ratio
+    return ratios
+
+
 def build_request(
     agent: Agent, model_ref: str, ts: Any = None, *, tighten: float = 1.0, persist: bool = True
 ) -> request.Assembly:
@@ -140,6 +151,7 @@ def build_request(
         tighten=tighten,
         cache=ts.prior if ts is not None else None,
         reason="overflow" if tighten < 1.0 else "budget",
+        calibration=_calibration(agent, ts),
     )
     if ts is not None:
         ts.prior = prior
