@@ -17,6 +17,7 @@ import struct
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -27,6 +28,7 @@ import pytest
 GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "requests"
 # read once at import: clean_env strips HOLON_* from every test's environment
 UPDATE_GOLDEN = os.environ.get("HOLON_UPDATE_GOLDEN") == "1"
+_JSON = {"Content-Type": "application/json"}
 _STRIP = ("OPENAI_", "ANTHROPIC_", "HOLON_", "CODEX_", "OPENROUTER_", "DEEPSEEK_", "OLLAMA_")
 
 
@@ -46,12 +48,17 @@ class Recorded:
     path: str
     headers: dict[str, str]
     json: Any
+    size: int = 0  # bytes of the request body as sent
 
 
 class LoopbackServer:
     def __init__(self) -> None:
         self.queue: deque[Reply] = deque()
         self.requests: list[Recorded] = []
+        # answers a request when the queue is empty (a scripted model that reacts to what it
+        # gets): a Reply, or (status, JSON body)
+        self.responder: Callable[[Recorded], Reply | tuple[int, Any]] | None = None
+        self.errors: list[BaseException] = []  # what the responder raised
         self._lock = threading.Lock()
         server = self
 
@@ -67,22 +74,35 @@ class LoopbackServer:
                 except ValueError:
                     body = raw.decode("utf-8", "replace")
                 with server._lock:
-                    server.requests.append(
-                        Recorded(
-                            "POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body
-                        )
+                    rec = Recorded(
+                        "POST",
+                        self.path,
+                        {k.lower(): v for k, v in self.headers.items()},
+                        body,
+                        len(raw),
                     )
-                    reply = (
-                        server.queue.popleft()
-                        if server.queue
-                        else Reply(599, b'{"error": {"message": "loopback queue is empty"}}')
-                    )
+                    server.requests.append(rec)
+                    if server.queue:
+                        reply = server.queue.popleft()
+                    elif server.responder is not None:
+                        try:
+                            reply = server.responder(rec)
+                        except Exception as exc:  # surfaced by the test: server.errors
+                            server.errors.append(exc)
+                            reply = (400, {"error": {"message": f"responder failed: {exc!r}"}})
+                        if isinstance(reply, tuple):
+                            status, doc = reply
+                            reply = Reply(status, json.dumps(doc).encode(), dict(_JSON))
+                    else:
+                        reply = Reply(599, b'{"error": {"message": "loopback queue is empty"}}')
                 server._answer(self, reply)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.httpd.block_on_close = False
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self.thread.start()
 
     @property
@@ -179,6 +199,14 @@ def clean_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 @pytest.fixture
 def server():
+    srv = LoopbackServer()
+    yield srv
+    srv.close()
+
+
+@pytest.fixture(scope="module")
+def module_server():
+    """One loopback server for a module-scoped scenario (its fixture sets its own environment)."""
     srv = LoopbackServer()
     yield srv
     srv.close()

@@ -408,3 +408,225 @@ def _completion(cid: str, message: dict[str, Any], finish: str) -> dict[str, Any
             "prompt_tokens_details": {"cached_tokens": 100},
         },
     }
+
+
+# -- driving an agent's turns against the loopback server -----------------------------------------
+#
+# A Driver runs turns in-process (admission.admit + runtime.tick) while the server answers each
+# request through a plan: plan(driver, recorded) -> (status, JSON body). Replies carry
+# usage.input_tokens = request bytes // 4, so holon's calibration sees plausible counts.
+
+
+def isolate_env(mp: Any, root: Any) -> None:
+    """What the autouse clean_env fixture does, for a fixture wider than one test: provider and
+    holon variables removed, HOME and HOLON_HOME under `root`."""
+    import os
+
+    for name in list(os.environ):
+        if name.startswith(_ENV_PREFIXES):
+            mp.delenv(name, raising=False)
+    mp.setenv("HOME", str(root / "home"))
+    mp.setenv("HOLON_HOME", str(root / "holon-home"))
+    mp.setenv("HOLON_RETRY_BACKOFF_MS", "1")
+    (root / "holon-home").mkdir()
+
+
+_ENV_PREFIXES = ("OPENAI_", "ANTHROPIC_", "HOLON_", "CODEX_", "OPENROUTER_", "DEEPSEEK_", "OLLAMA_")
+
+
+def skip_fsync(mp: Any) -> None:
+    """Scenarios of hundreds of turns do not test durability: without fsync (about 40 calls a
+    turn) they run a fifth faster. Only for the scenario's own run, never for a whole test."""
+    import os
+
+    mp.setattr(os, "fsync", lambda fd: None)
+
+
+def share_tls_context(mp: Any) -> None:
+    """The SDKs build a TLS context for every client (about 30 ms: the CA bundle is loaded each
+    time), and holon makes one client per request. The loopback is plain HTTP, so scenarios of
+    hundreds of requests share one context; nothing else of the SDK changes."""
+    import ssl
+
+    import httpx2._transports.default as transport
+
+    shared = ssl.create_default_context()
+    mp.setattr(transport, "create_ssl_context", lambda *args, **kwargs: shared)
+
+
+EXEC_20K = "head -c 20000 /dev/zero | tr '\\0' x"  # prints 20,000 bytes
+EPISODE_HEAD = "# Earlier context"
+
+
+def _responses_reply(n: int, output: list[dict[str, Any]], size: int) -> dict[str, Any]:
+    body = _response(f"resp_{n}", output)
+    body["usage"] = {
+        "input_tokens": size // 4,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 12,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": size // 4 + 12,
+    }
+    return body
+
+
+def _anthropic_reply(n: int, content: list[dict[str, Any]], stop: str, size: int) -> dict:
+    body = _message(f"msg_{n}", content, stop)
+    body["usage"] = {"input_tokens": size // 4, "output_tokens": 12}
+    return body
+
+
+class Wire:
+    """The replies and request readers of one transport, for a driven agent."""
+
+    def __init__(self, kit: Kit) -> None:
+        self.kit = kit
+        self.openai = kit.transport == "openai_responses"
+
+    def exec_call(self, n: int, cmd: str, size: int) -> tuple[int, dict[str, Any]]:
+        if self.openai:
+            call = {
+                "type": "function_call",
+                "id": f"fc_{n}",
+                "call_id": f"call_{n}",
+                "name": "ExecCommand",
+                "arguments": json.dumps({"cmd": cmd}),
+                "status": "completed",
+            }
+            return 200, _responses_reply(n, [call], size)
+        use = {"type": "tool_use", "id": f"toolu_{n}", "name": "ExecCommand", "input": {"cmd": cmd}}
+        return 200, _anthropic_reply(n, [use], "tool_use", size)
+
+    def final(self, n: int, text: str, size: int) -> tuple[int, dict[str, Any]]:
+        if self.openai:
+            msg = {
+                "type": "message",
+                "id": f"msg_{n}",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": text, "annotations": []}],
+            }
+            return 200, _responses_reply(n, [msg], size)
+        return 200, _anthropic_reply(n, [{"type": "text", "text": text}], "end_turn", size)
+
+    def overflow(self) -> tuple[int, dict[str, Any]]:
+        if self.openai:
+            return 400, self.kit.error_body(
+                400,
+                "Your input exceeds the context window of this model. Please adjust your input "
+                "and try again.",
+                "context_length_exceeded",
+            )
+        return 400, self.kit.error_body(400, "prompt is too long: 208310 tokens > 200000 maximum")
+
+    # -- reading a request -------------------------------------------------------------------
+    def episode_text(self, body: dict[str, Any]) -> str:
+        """The episode block ('# Earlier context'), or '' when the request has none."""
+        if self.openai:
+            first = body["input"][0] if body["input"] else {}
+        else:
+            first = body["messages"][0] if body["messages"] else {}
+        blocks = first.get("content") or []
+        if isinstance(blocks, list) and blocks and isinstance(blocks[0], dict):
+            text = str(blocks[0].get("text") or "")
+            if text.startswith(EPISODE_HEAD):
+                return text
+        return ""
+
+    def conversation(self, body: dict[str, Any]) -> str:
+        """The conversation as JSON text, the episode block left out."""
+        items = body["input"] if self.openai else body["messages"]
+        if not items or not self.episode_text(body):
+            return json.dumps(items, ensure_ascii=False)
+        first = {**items[0], "content": items[0]["content"][1:]}
+        return json.dumps([first, *items[1:]], ensure_ascii=False)
+
+    def prefix_problem(self, a: dict[str, Any], b: dict[str, Any]) -> str | None:
+        """Why request `b` does not start with request `a` byte for byte (None when it does):
+        everything but the conversation equal, and `a`'s conversation a prefix of `b`'s. For
+        Anthropic, `a`'s rolling cache mark (on its newest block) is the one allowed change."""
+        dump = json.dumps
+        key = "input" if self.openai else "messages"
+        head_a = {k: v for k, v in a.items() if k != key}
+        head_b = {k: v for k, v in b.items() if k != key}
+        if dump(head_a) != dump(head_b):
+            changed = sorted(
+                k for k in head_a.keys() | head_b.keys() if head_a.get(k) != head_b.get(k)
+            )
+            return f"the request head changed: {changed}"
+        if self.openai:
+            n = len(a["input"])
+            if dump(b["input"][:n]) != dump(a["input"]):
+                first = next(i for i in range(n) if b["input"][i] != a["input"][i])
+                return f"input item {first} changed"
+            return None
+        earlier = list(a["messages"])
+        newest = {k: v for k, v in earlier[-1]["content"][-1].items() if k != "cache_control"}
+        earlier[-1] = {**earlier[-1], "content": [*earlier[-1]["content"][:-1], newest]}
+        later = b["messages"]
+        if len(later) < len(earlier):
+            return "fewer messages"
+        for i, msg in enumerate(earlier[:-1]):
+            if dump(later[i]) != dump(msg):
+                return f"message {i} changed"
+        last, cut = earlier[-1], later[len(earlier) - 1]
+        if last["role"] != cut["role"] or dump(cut["content"][: len(last["content"])]) != dump(
+            last["content"]
+        ):
+            return f"message {len(earlier) - 1} changed"
+        return None
+
+
+class Driver:
+    """One agent home driven turn by turn against `server`; `plan` answers each request."""
+
+    def __init__(self, home: Any, server: Any, kit: Kit, model: str = "m-1") -> None:
+        self.home, self.server, self.kit, self.wire = home, server, kit, Wire(kit)
+        self.model_ref = kit.ref(model)
+        self.turn = 0  # turns started so far (1-based number of the running turn)
+        self.round = 0  # requests answered in the running turn
+        self.count = 0  # requests answered in all
+        self.log: list[tuple[int, int, int]] = []  # (turn, request in turn, body bytes)
+        self.plan: Any = exec_then_final(EXEC_20K)
+        self.observe: Any = None  # observe(driver, recorded) before the plan answers
+        server.responder = self._answer
+
+    def _answer(self, rec: Any) -> tuple[int, Any]:
+        self.count += 1
+        self.log.append((self.turn, self.round, rec.size))
+        if self.observe is not None:
+            self.observe(self, rec)
+        reply = self.plan(self, rec)
+        self.round += 1
+        return reply
+
+    def run_turn(self, text: str, *, keep: bool = True) -> dict[str, Any]:
+        """Admit an operator prompt and tick until idle; returns the turn's report."""
+        from holon.agent import admission
+        from holon.runtime.tick import tick
+
+        self.turn += 1
+        self.round = 0
+        admission.admit(self.home, "cli_prompt", "operator_prompt", admission.text_body(text))
+        report = tick(self.home, until_idle=True, model=self.model_ref)
+        if not keep:
+            self.server.requests.clear()
+        assert not self.server.errors, self.server.errors
+        assert report.turns, report
+        return report.turns[-1]
+
+    def events(self, kind: str) -> list[dict[str, Any]]:
+        from holon.store import jsonl
+
+        return [e["data"] for e in jsonl.read(self.home.events) if e["kind"] == kind]
+
+
+def exec_then_final(cmd: str) -> Any:
+    """Each turn: the first request gets an ExecCommand call of `cmd`, later ones final text."""
+
+    def plan(d: Driver, rec: Any) -> tuple[int, Any]:
+        if d.round == 0:
+            return d.wire.exec_call(d.count, cmd, rec.size)
+        return d.wire.final(d.count, f"done {d.turn}", rec.size)
+
+    return plan
