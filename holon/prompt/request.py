@@ -73,6 +73,9 @@ class PriorCache:
     turns: list[history.Turn] = field(default_factory=list)
     items: list[list[Any]] = field(default_factory=list)
     tokens: list[int] = field(default_factory=list)
+    # where the window may start instead (a never-compacted window over a huge transcript was
+    # read from its tail only), or None
+    rebase: int | None = None
 
 
 @dataclass
@@ -101,7 +104,10 @@ def _prior(
     turns = history.read_turns(agent.home.transcript, scan_from, stop)
     items = [history.items_from(t.entries) for t in turns]
     tokens = [sum(history.item_tokens(i) for i in its) for its in items]
-    return PriorCache(start, stop_key, turns, items, tokens)
+    rebase = None
+    if scan_from > start:
+        rebase = turns[0].offset if turns else end
+    return PriorCache(start, stop_key, turns, items, tokens, rebase)
 
 
 def _drop_prior(cache: PriorCache, n: int) -> PriorCache:
@@ -114,6 +120,18 @@ def _drop_prior(cache: PriorCache, n: int) -> PriorCache:
         cache.items[n:],
         cache.tokens[n:],
     )
+
+
+def _rebase(agent: Agent, offset: int) -> None:
+    """Start a never-compacted window at the part of a huge transcript that was read (a home older
+    than compaction): later turns then read only what follows, not the same tail again."""
+    old = agent.state().context.window_start
+
+    def apply(s: Any) -> None:
+        s.context.window_start = max(s.context.window_start, offset)
+
+    agent.update_state(apply)
+    agent.event("context_window_rebased", window_start=offset, previous_window_start=old)
 
 
 # -- the current turn ----------------------------------------------------------------------------
@@ -328,6 +346,11 @@ def assemble_request(
     stop = current.offset if current is not None else None
     max_scan = max(MIN_SCAN_BYTES, raw_budget * 16)
     prior = _prior(agent, ctx.window_start, stop, cache or PriorCache(), max_scan)
+    if prior.rebase is not None and persist:
+        _rebase(agent, prior.rebase)
+        prior.start, prior.rebase = prior.rebase, None
+        state = agent.state()
+        ctx = state.context
     current_full = 0
     if current is not None:
         head, rounds = _rounds(current.entries)

@@ -3,6 +3,7 @@ compaction, the episode block, in-turn cuts and the manifest."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -428,3 +429,24 @@ def test_a_folded_turn_is_never_lost_from_the_prompt(agent, small_window):
     prompt += "\n".join(_texts(assembly))
     for i in range(8):
         assert f"question {i}:" in prompt, f"turn {i} is shown nowhere"
+
+
+def test_a_huge_never_compacted_transcript_is_rebased_once(agent, monkeypatch):
+    """A home older than compaction: its window starts at 0 over a transcript far past the scan
+    limit. The first persisted assembly starts the window at the tail it read, so later rounds
+    and turns read only what follows instead of the same tail again."""
+    monkeypatch.setattr(request, "MIN_SCAN_BYTES", 64 << 10)
+    a = Agent(agent)
+    note = {"kind": "note", "data": {"text": "x" * 200}}
+    with open(agent.transcript, "a") as fh:
+        for _ in range(5000):  # ~1.2 MB of notes, no turns
+            fh.write(json.dumps(note) + "\n")
+    _prior_turn(a, 0, size=100)
+    assembly = _assemble(a)
+    start = a.state().context.window_start
+    assert 0 < start <= agent.transcript.stat().st_size
+    assert any("question 0:" in t for t in _texts(assembly))  # the turn in the tail is kept
+    rebased = [e for e in jsonl.read(agent.events) if e["kind"] == "context_window_rebased"]
+    assert len(rebased) == 1 and rebased[0]["data"]["window_start"] == start
+    _assemble(a)
+    assert len([e for e in jsonl.read(agent.events) if e["kind"] == "context_window_rebased"]) == 1
