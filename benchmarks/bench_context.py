@@ -65,7 +65,6 @@ def main() -> int:
                 window_of(wall, late) * 1000,
                 window_of(wall, early) * 1000,
             ),
-            ("context build per turn (ms)", window_of(build, late), window_of(build, early)),
             ("request size (est. tokens)", window_of(size, late), window_of(size, early)),
         ]
         print(
