@@ -318,7 +318,6 @@ def assemble_request(
     max_output_tokens: int,
     current: CurrentTurn | None = None,
     persist: bool = True,
-    tighten: float = 1.0,
     cache: PriorCache | None = None,
     reason: str = "budget",
     calibration: dict[str, float] | None = None,
@@ -332,7 +331,6 @@ def assemble_request(
         max_output_tokens,
         ratio=(calibration if calibration is not None else ctx.calibration).get(model_ref, 1.0),
         learned=ctx.learned_window.get(model_ref),
-        shrink=tighten,
     )
     raw_budget = int(budget.prompt / budget.ratio)
     tools_json = json.dumps([d.model_dump() for d in defs], sort_keys=True)

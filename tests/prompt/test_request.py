@@ -303,8 +303,7 @@ def test_calibration_and_a_learned_window_shape_the_budget(agent, small_window):
     assert tuned.raw_estimate == plain.raw_estimate
     assert tuned.manifest["estimated_tokens"] == int(plain.raw_estimate * 2.0)
     assert _within_budget(tuned)
-    tight = _assemble(a, tighten=0.6)
-    assert tight.manifest["prompt_budget"] == int((3000 - 512) * 0.95 * 0.6)
+    assert tuned.manifest["prompt_budget"] == int((3000 - 512) * 0.95)
 
 
 def test_prior_turns_are_read_once_per_turn(agent, small_window):

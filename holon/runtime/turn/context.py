@@ -128,7 +128,12 @@ def _calibration(agent: Agent, ts: Any) -> dict[str, float]:
 
 
 def build_request(
-    agent: Agent, model_ref: str, ts: Any = None, *, tighten: float = 1.0, persist: bool = True
+    agent: Agent,
+    model_ref: str,
+    ts: Any = None,
+    *,
+    persist: bool = True,
+    reason: str = "budget",
 ) -> request.Assembly:
     """The provider request for the next round, within the model's budget (see
     holon.prompt.request)."""
@@ -148,9 +153,8 @@ def build_request(
         max_output_tokens=max_output_tokens(),
         current=current,
         persist=persist,
-        tighten=tighten,
         cache=ts.prior if ts is not None else None,
-        reason="overflow" if tighten < 1.0 else "budget",
+        reason=reason,
         calibration=_calibration(agent, ts),
     )
     if ts is not None:

@@ -23,7 +23,8 @@ from holon.tools import registry
 from holon.tools.base import CallOutcome
 
 DEFAULT_MAX_ROUNDS = 50
-OVERFLOW_TIGHTEN = 0.6  # after a context-length error, retry within this share of what was sent
+# after a context-length error the model's window is taken to be this share of what was sent
+OVERFLOW_TIGHTEN = 0.75
 INTERRUPTED = {
     "kind": "tool_interrupted",
     "message": "tool call was interrupted by a crash; its outcome is unknown",
@@ -100,7 +101,7 @@ def _provider_round(
         ts.overflow_retried = True
         first = exc.timeline
         _learn_window(agent, first, assembly)
-        assembly = context.build_request(agent, chain[0], ts, tighten=OVERFLOW_TIGHTEN)
+        assembly = context.build_request(agent, chain[0], ts, reason="overflow")
         recovery = {
             "reason": "context_length_exceeded",
             "retried_with_estimated_tokens": assembly.manifest["estimated_tokens"],
