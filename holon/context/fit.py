@@ -38,10 +38,6 @@ class TurnCut:
     summarized: int  # rounds [elided, summarized) are shown by their summaries
     elided: int  # rounds [0, elided) are left out, with a note
 
-    @property
-    def any(self) -> bool:
-        return self.summarized > 0
-
 
 def cut_turn(head: int, full: list[int], short: list[int], note: int, budget: int) -> TurnCut:
     """Where to cut a long turn. `head` is the message and turn context, `full[i]` and `short[i]`

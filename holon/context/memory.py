@@ -20,7 +20,7 @@ from holon.text import shorten
 RECENT_FILES = 12
 RECENT_COMMANDS = 8
 RECENT_VERIFICATION = 4
-OPEN_TODOS = 8
+OPEN_CHECKLIST_ITEMS = 8  # of the active work item's unfinished todo_list
 OPEN_WORK = 5
 DELTA_LINES = 40
 MEMORY_FILE_CHARS = 8_000  # each of memory/self.md and memory/operator.md, about 2k tokens
@@ -44,7 +44,7 @@ def derive(agent: Agent, state: AgentState, evidence: dict[str, Any]) -> dict[st
             "id": current["id"],
             "objective": shorten(str(current.get("objective", "")), 200),
             "plan_status": current.get("plan_status"),
-            "open_todos": [shorten(str(t), 120) for t in todos[:OPEN_TODOS]],
+            "open_todos": [shorten(str(t), 120) for t in todos[:OPEN_CHECKLIST_ITEMS]],
         }
     others = [
         f"{r['id']} {shorten(str(r.get('objective', '')), 100)}"

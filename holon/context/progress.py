@@ -31,14 +31,14 @@ def after_turn(
     records: list[dict[str, Any]] = []
     builder = wm.active_episode_builder
     if builder is not None and builder.get("work_item_id") != turn.get("work_item_id"):
-        records.append(_close(agent, state, wm, builder, "work_item_switch"))
+        records.append(_close(agent, wm, builder, "work_item_switch"))
         builder = None
     if builder is None:
         builder = episodes.open_builder(turn)
     episodes.merge(builder, turn, ev)
     reason = episodes.boundary(builder, delivered=delivered, waiting=wm.current.get("waiting"))
     if reason:
-        records.append(_close(agent, state, wm, builder, reason))
+        records.append(_close(agent, wm, builder, reason))
         builder = None
     wm.active_episode_builder = builder
     wm.active_episode_id = builder["id"] if builder else None
@@ -65,9 +65,7 @@ def after_turn(
     return records
 
 
-def _close(
-    agent: Agent, state: AgentState, wm: WorkingMemory, builder: dict[str, Any], reason: str
-) -> dict[str, Any]:
+def _close(agent: Agent, wm: WorkingMemory, builder: dict[str, Any], reason: str) -> dict[str, Any]:
     return episodes.finalize(
         builder,
         agent_id=agent.id,

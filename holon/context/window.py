@@ -88,10 +88,6 @@ class Budget:
     prompt: int
     ratio: float
 
-    def tokens(self, text: str) -> int:
-        """Calibrated estimate of a text."""
-        return int(estimate(text) * self.ratio) + 1
-
     def scaled(self, raw_estimate: int) -> int:
         return int(raw_estimate * self.ratio)
 
@@ -111,6 +107,16 @@ def budget_for(
     prompt = int((window - reserve) * SAFETY * shrink)
     prompt = max(512, min(prompt, prompt_cap()))
     return Budget(model_ref, window, reserve, prompt, ratio)
+
+
+def calibrated(ratios: dict[str, float], observed: list[tuple[str, int, int]]) -> dict[str, float]:
+    """`ratios` (model ref -> ratio) advanced by (model ref, estimate, provider count) reports."""
+    out = dict(ratios)
+    for model_ref, estimated, actual in observed:
+        ratio = observe(out.get(model_ref), estimated, actual)
+        if ratio is not None:
+            out[model_ref] = ratio
+    return out
 
 
 def observe(old: float | None, estimated: int, actual: int) -> float | None:

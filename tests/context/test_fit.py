@@ -42,7 +42,7 @@ def _size(cut, n=20, head=50, full=100, short=10, note=5):
 
 def test_a_turn_that_fits_is_not_cut():
     cut = _cut(2050)
-    assert cut == TurnCut(0, 0) and not cut.any
+    assert cut == TurnCut(0, 0) and not cut.summarized
 
 
 def test_summaries_move_in_steps_of_step_rounds():
@@ -55,7 +55,7 @@ def test_summaries_move_in_steps_of_step_rounds():
 def test_the_newest_rounds_stay_full_while_possible():
     # 16 summarized is 610 tokens; the next step stops before the KEEP_FULL newest rounds
     cut = _cut(500)
-    assert cut == TurnCut(20 - fit.KEEP_FULL, 0) and cut.any
+    assert cut == TurnCut(20 - fit.KEEP_FULL, 0) and cut.summarized
     assert _size(cut) == 430
 
 

@@ -110,7 +110,11 @@ def test_learned_window_only_shrinks_and_has_a_floor(monkeypatch):
 def test_budget_tokens_apply_the_ratio(monkeypatch):
     b = window.budget_for("x/y", 1000, ratio=2.0)
     assert b.ratio == 2.0
-    assert b.tokens("a" * 400) == 201
+    assert b.scaled(window.estimate("a" * 400)) == 200
+    assert window.calibrated({"x/y": 2.0}, [("x/y", 100, 100), ("z/w", 100, 300)]) == {
+        "x/y": 1.5,
+        "z/w": 3.0,
+    }
     assert b.scaled(1000) == 2000
     assert window.budget_for("x/y", 1000, ratio=0.5).scaled(1001) == 500
 

@@ -119,12 +119,7 @@ def record_turn_context(agent: Agent, ts: Any) -> None:
 def _calibration(agent: Agent, ts: Any) -> dict[str, float]:
     """The persisted calibration, advanced by the rounds this turn has already sent (they are
     persisted only when the turn settles)."""
-    ratios = dict(agent.state().context.calibration)
-    for model_ref, estimated, actual in ts.observed if ts is not None else ():
-        ratio = window.observe(ratios.get(model_ref), estimated, actual)
-        if ratio is not None:
-            ratios[model_ref] = ratio
-    return ratios
+    return window.calibrated(agent.state().context.calibration, ts.observed if ts else [])
 
 
 def build_request(

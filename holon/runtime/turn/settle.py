@@ -198,10 +198,7 @@ def _commit_state(agent: Agent, ts: TurnState, outcome: str, turn: TurnOutcome |
             message_id=ts.message.id,
         )
         apply_closure(s, ts, outcome, turn)
-        for model_ref, estimated, actual in ts.observed:
-            ratio = window.observe(s.context.calibration.get(model_ref), estimated, actual)
-            if ratio is not None:
-                s.context.calibration[model_ref] = ratio
+        s.context.calibration = window.calibrated(s.context.calibration, ts.observed)
         if ts.last_request is not None:
             s.context.last_request = ts.last_request
 
