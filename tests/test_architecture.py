@@ -24,6 +24,7 @@ RANK = {
     "tasks": 5,
     "context": 5,
     "patch": 5,
+    "memory": 5,
     "prompt": 6,
     "tools": 6,
     "runtime": 7,

@@ -168,12 +168,14 @@ class Agent:
             work_item_id=work_item_id,
             related_message_id=related_message_id,
             related_task_id=related_task_id,
+            workspace_id=self.state().active_workspace_id,
         )
         data = rec.model_dump(mode="json")
         with self.state_lock():
             jsonl.append(self.home.briefs, data)
             self.transcript("brief", turn_id=turn_id, message_id=related_message_id, brief=data)
             self.update_state(lambda s: setattr(s, "last_brief_at", rec.created_at))
+        self.home.mark_memory_dirty()
         return data
 
     def status(self) -> AgentStatus:

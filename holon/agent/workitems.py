@@ -103,6 +103,7 @@ def append(agent: Agent, record: dict[str, Any]) -> dict[str, Any]:
     record = {**record, "updated_at": clock.now_iso()}
     with agent.state_lock():
         jsonl.append(agent.home.work_items, record)
+    agent.home.mark_memory_dirty()
     return record
 
 

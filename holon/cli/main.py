@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "watch": "holon.cli.watch:watch_cmd",
     "doctor": "holon.cli.doctor:doctor_cmd",
     "debug": "holon.cli.debug:debug_group",
+    "memory": "holon.cli.memory:memory_group",
     "schedule": "holon.cli.schedule:schedule_cmd",
 }
 

@@ -79,6 +79,9 @@ class Home:
     artifacts = property(lambda self: self.dot / "artifacts")
     indexes = property(lambda self: self.dot / "indexes")
     locks = property(lambda self: self.dot / "locks")
+    memory_index = property(lambda self: self.indexes / "memory.sqlite3")
+    memory_dirty = property(lambda self: self.indexes / "memory.dirty")
+    memory_lock = property(lambda self: self.locks / "memory.lock")
     turn_lock = property(lambda self: self.locks / "turn.lock")
     state_lock = property(lambda self: self.locks / "state.lock")
     next_due = property(lambda self: self.dot / NEXT_DUE)
@@ -113,6 +116,16 @@ class Home:
         dot = os.path.join(str(self.root), DOT)
         names = (QUEUE_NEW, QUEUE_CUR, WAKE_HINT, NEXT_DUE, TASKS_ACTIVE)
         return tuple(os.path.join(dot, name) for name in names)  # type: ignore[return-value]
+
+    def mark_memory_dirty(self) -> None:
+        """Note that a source of the memory index changed (holon.memory): the next search
+        hash-checks every tracked file. Best effort: the index is disposable, and search notices
+        grown ledgers by their size anyway."""
+        try:
+            self.indexes.mkdir(parents=True, exist_ok=True)
+            os.close(os.open(self.memory_dirty, os.O_WRONLY | os.O_CREAT, 0o600))
+        except OSError:
+            pass
 
     def exists(self) -> bool:
         return self.agent_json.is_file()

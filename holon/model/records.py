@@ -148,6 +148,7 @@ class BriefRecord(_Record):
     attachments: list[dict[str, Any]] | None = None
     related_message_id: str | None = None
     related_task_id: str | None = None
+    workspace_id: str | None = None  # the workspace active when written (memory search scope)
 
 
 class TranscriptEntry(_Record):

@@ -36,6 +36,13 @@ class ApplyPatchArgs(ToolArgs):
     )
 
 
+def _touches_memory(ctx: ToolContext, changes: list[Any]) -> bool:
+    """A changed path in memory/ or work-items/: sources of the memory index."""
+    roots = (ctx.home.memory.resolve(), ctx.home.work_items_dir.resolve())
+    paths = [p.resolve() for c in changes for p in (c.src, c.dst) if p is not None]
+    return any(p.is_relative_to(r) for p in paths for r in roots)
+
+
 class ApplyPatch(Tool):
     name = "ApplyPatch"
     description = DESCRIPTION
@@ -60,6 +67,8 @@ class ApplyPatch(Tool):
                 recovery_hint=exc.recovery_hint,
                 retryable=exc.retryable,
             ) from None
+        if _touches_memory(ctx, changes):
+            ctx.home.mark_memory_dirty()
         result = receipt.build_result(changes)
         return ToolOutput(receipt.summary(result), result)
 

@@ -16,6 +16,8 @@ BUILTINS: dict[str, str] = {
     "CompleteWorkItem": "holon.tools.work:CompleteWorkItem",
     "GetWorkItem": "holon.tools.work:GetWorkItem",
     "ListWorkItems": "holon.tools.work:ListWorkItems",
+    "MemorySearch": "holon.tools.memory:MemorySearch",
+    "MemoryGet": "holon.tools.memory:MemoryGet",
     "Sleep": "holon.tools.lifecycle:Sleep",
     "Enqueue": "holon.tools.lifecycle:Enqueue",
     "NotifyOperator": "holon.tools.lifecycle:NotifyOperator",

@@ -9,7 +9,17 @@ import pytest
 from golden_check import check
 from helpers import run, subprocess_env
 
-HEAVY = ("openai", "anthropic", "httpx", "httpx2", "pexpect", "pydantic", "watchfiles", "croniter")
+HEAVY = (
+    "openai",
+    "anthropic",
+    "httpx",
+    "httpx2",
+    "pexpect",
+    "pydantic",
+    "watchfiles",
+    "croniter",
+    "sqlite3",
+)
 
 
 def _imported(*args: str) -> set[str]:

@@ -57,7 +57,8 @@ class LongRun:
     shapes: set[str] = field(default_factory=set)  # the request minus its conversation
     code_word: list[tuple[int, int, frozenset[str]]] = field(default_factory=list)
     marks: list[tuple[int, int, dict[str, Any]]] = field(default_factory=list)  # Anthropic
-    rolled: tuple[int, dict[str, Any]] | None = None  # first request without turn 1's message
+    # (turn, round, body) of the first request without turn 1's message
+    rolled: tuple[int, int, dict[str, Any]] | None = None
     last: dict[str, Any] | None = None
     epoch: int = -1  # compression epoch of the previous request
     prefix_checked: int = 0  # consecutive requests with no compaction between them
@@ -88,7 +89,7 @@ class LongRun:
             places.add("system")
         self.code_word.append((d.turn, d.round, frozenset(places)))
         if d.turn > 1 and "conversation" not in places and self.rolled is None:
-            self.rolled = (d.turn, body)
+            self.rolled = (d.turn, d.round, body)
         if not self.wire.openai:
             self.marks.append((d.turn, d.round, cache_marks(body)))
 
@@ -199,10 +200,10 @@ def test_turn_1_code_word_survives_in_an_episode_after_the_window_rolls(long_run
     assert "conversation" in long_run.code_word[0][2]
     # ... and once the window has rolled past it, the code word is in the episode block only
     assert long_run.rolled is not None, "the window never rolled past turn 1"
-    turn, body = long_run.rolled
+    turn, rnd, body = long_run.rolled
     assert CODE_WORD in long_run.wire.episode_text(body), f"turn {turn}: not in the episode block"
     assert CODE_WORD not in long_run.wire.conversation(body)
-    later = [places for t, _, places in long_run.code_word if t >= turn]
+    later = [places for t, r, places in long_run.code_word if (t, r) >= (turn, rnd)]
     assert all("conversation" not in p and "system" not in p for p in later)
     assert CODE_WORD not in long_run.wire.conversation(long_run.last)
 

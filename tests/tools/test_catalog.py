@@ -28,6 +28,8 @@ FAMILIES = {
     "CompleteWorkItem": "work",
     "GetWorkItem": "work",
     "ListWorkItems": "work",
+    "MemorySearch": "memory",
+    "MemoryGet": "memory",
     "Sleep": "lifecycle",
     "Enqueue": "lifecycle",
     "NotifyOperator": "lifecycle",

@@ -111,6 +111,7 @@ def record_turn_context(agent: Agent, ts: Any) -> None:
         message_id=ts.message.id,
         text=text,
         working_memory_revision=wm.revision,
+        workspace_id=agent.state().active_workspace_id,
     )
     ts.entries.append(entry)
     agent.update_state(lambda s: memory.mark_prompted(s.working_memory))

@@ -154,6 +154,7 @@ def _remember(
         results=ts.results,
         delivered=delivered,
     )
+    agent.home.mark_memory_dirty()  # transcript lines, maybe an episode
 
 
 def _terminal(agent: Agent, ts: TurnState, kind: str) -> None:

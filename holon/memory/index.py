@@ -1,0 +1,747 @@
+"""The memory index: `.holon/indexes/memory.sqlite3`, SQLite FTS5 over the agent's memory.
+
+Disposable: every row is derived from a stronger source (sources.py) and the whole file can be
+deleted at any time. Each search first brings the index up to date, cheaply: ledgers are
+append-only, so only the bytes past the offset recorded for each are read (a ledger that shrank
+or whose head changed is re-read from the start); memory files are hash-checked; `memory.dirty`,
+set by the runtime after writes that change a source, forces the full check of every tracked
+file. A missing, corrupt or older-schema index is rebuilt on the spot. Writers serialise on
+`locks/memory.lock`; each chunk of catch-up commits with its offset, so a crash loses nothing
+and repeats nothing. When the index cannot be written (a full disk, say), search answers from
+what it has and says the results may be stale.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from holon import clock
+from holon.errors import InvalidInput, OperationFailed, UsageError
+from holon.home.layout import Home
+from holon.memory import DEFAULT_CHARS, DEFAULT_LIMIT, MAX_CHARS, MAX_LIMIT, project, sources
+from holon.store.locks import locked
+
+T = TypeVar("T")
+SCHEMA = 1
+CHUNK_BYTES = 4 << 20  # ledger bytes read and committed per step of catch-up
+HEAD_BYTES = 4096  # a ledger's first bytes, hashed to notice it was replaced
+HASH_ALWAYS_BYTES = 1 << 20  # memory files up to this size are hashed on every search
+MAX_MEMORY_FILES = 100
+ALWAYS_HASHED = ("memory/self.md", "memory/operator.md")
+BM25_WEIGHTS = (2.0, 1.0)  # title, body
+
+DDL = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE docs(
+  id INTEGER PRIMARY KEY,
+  ref TEXT NOT NULL UNIQUE,
+  origin TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  scope_kind TEXT NOT NULL,
+  workspace_id TEXT,
+  agent_id TEXT NOT NULL,
+  source_path TEXT NOT NULL,
+  title TEXT NOT NULL,
+  body TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  metadata TEXT NOT NULL
+);
+CREATE INDEX docs_origin ON docs(origin);
+CREATE VIRTUAL TABLE fts USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2');
+CREATE TABLE sources(
+  name TEXT PRIMARY KEY,
+  offset INTEGER NOT NULL DEFAULT 0,
+  size INTEGER NOT NULL DEFAULT 0,
+  mtime_ns INTEGER NOT NULL DEFAULT 0,
+  digest TEXT NOT NULL DEFAULT '',
+  extra TEXT
+);
+CREATE TABLE calls(key TEXT PRIMARY KEY, turn_id TEXT, call TEXT NOT NULL);
+"""
+
+
+class SourceNotFound(UsageError):
+    kind = "memory_source_not_found"
+
+
+class IndexUnavailable(OperationFailed):
+    kind = "memory_index_unavailable"
+
+
+# ---- opening, creating, rebuilding -------------------------------------------------------------
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))  # SQLite keeps the mode
+    conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def _valid(conn: sqlite3.Connection, agent_id: str) -> bool:
+    if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
+        return False
+    row = conn.execute("SELECT value FROM meta WHERE key = 'agent_id'").fetchone()
+    return row is not None and row[0] == agent_id
+
+
+def _remove(path: Path) -> None:
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        try:
+            os.unlink(f"{path}{suffix}")
+        except FileNotFoundError:
+            pass
+
+
+def _create(home: Home) -> None:
+    """A fresh, empty index in place of whatever was there. Caller holds the memory lock."""
+    _remove(home.memory_index)
+    conn = _connect(home.memory_index)
+    try:
+        conn.executescript(
+            "BEGIN;"
+            + DDL
+            + f"PRAGMA user_version = {SCHEMA};"
+            + "INSERT INTO meta VALUES ('agent_id', "
+            + _sql_str(home.agent_id)
+            + ");COMMIT;"
+        )
+    finally:
+        conn.close()
+
+
+def _sql_str(s: str) -> str:
+    return "'" + s.replace("'", "''") + "'"
+
+
+def _usable(home: Home) -> bool:
+    if not home.memory_index.exists():
+        return False
+    try:
+        conn = _connect(home.memory_index)
+    except sqlite3.DatabaseError:
+        return False
+    try:
+        return _valid(conn, home.agent_id)
+    except sqlite3.DatabaseError:
+        return False
+    finally:
+        conn.close()
+
+
+@contextmanager
+def _writer(home: Home) -> Iterator[None]:
+    home.locks.mkdir(parents=True, exist_ok=True)
+    with locked(home.memory_lock, timeout=120.0):
+        yield
+
+
+def _write_failure(exc: sqlite3.Error) -> bool:
+    """Errors that a rebuild cannot cure: the disk, permissions, or another writer."""
+    text = str(exc).lower()
+    return any(w in text for w in ("full", "readonly", "read-only", "locked", "busy", "i/o"))
+
+
+# ---- catch-up ----------------------------------------------------------------------------------
+
+
+class _Writer:
+    """One connection's writes: upserts and deletes of docs with their FTS projection."""
+
+    def __init__(self, conn: sqlite3.Connection, home: Home) -> None:
+        self.conn = conn
+        self.home = home
+        self.agent_id = home.agent_id
+
+    def upsert(self, doc: sources.Doc) -> None:
+        ref = sources.source_ref(self.agent_id, doc.origin, doc.key)
+        row = self.conn.execute("SELECT id FROM docs WHERE ref = ?", (ref,)).fetchone()
+        values = (
+            doc.origin,
+            doc.kind,
+            doc.scope_kind,
+            doc.workspace_id,
+            self.agent_id,
+            doc.source_path,
+            doc.title,
+            doc.body,
+            doc.updated_at,
+            json.dumps(doc.metadata, ensure_ascii=False, sort_keys=True),
+        )
+        if row is None:
+            cur = self.conn.execute(
+                "INSERT INTO docs(ref, origin, kind, scope_kind, workspace_id, agent_id,"
+                " source_path, title, body, updated_at, metadata)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (ref, *values),
+            )
+            rowid = cur.lastrowid
+        else:
+            rowid = row[0]
+            self.conn.execute("DELETE FROM fts WHERE rowid = ?", (rowid,))
+            self.conn.execute(
+                "UPDATE docs SET origin=?, kind=?, scope_kind=?, workspace_id=?, agent_id=?,"
+                " source_path=?, title=?, body=?, updated_at=?, metadata=? WHERE id = ?",
+                (*values, rowid),
+            )
+        self.conn.execute(
+            "INSERT INTO fts(rowid, title, body) VALUES (?,?,?)",
+            (rowid, project.project(doc.title), project.project(doc.body)),
+        )
+
+    def drop_origin(self, origin: str) -> None:
+        self.conn.execute(
+            "DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE origin = ?)", (origin,)
+        )
+        self.conn.execute("DELETE FROM docs WHERE origin = ?", (origin,))
+
+    def source(self, name: str) -> sqlite3.Row | None:
+        return self.conn.execute("SELECT * FROM sources WHERE name = ?", (name,)).fetchone()
+
+    def set_source(self, name: str, **fields: Any) -> None:
+        cols = ["name", *fields]
+        self.conn.execute(
+            f"INSERT OR REPLACE INTO sources({', '.join(cols)}) VALUES "
+            f"({', '.join('?' for _ in cols)})",
+            (name, *fields.values()),
+        )
+
+
+def _head(fd: int, upto: int) -> str:
+    return hashlib.sha256(os.pread(fd, min(upto, HEAD_BYTES), 0)).hexdigest()
+
+
+def _moved(fd: int, row: sqlite3.Row) -> bool:
+    """The ledger's first bytes are not the ones indexed: it was replaced, not appended to."""
+    return row["offset"] > 0 and _head(fd, row["offset"]) != row["digest"]
+
+
+class _Ledger:
+    """An append-only ledger as a source: the docs its records become."""
+
+    def __init__(self, name: str, path: Path, rel: str) -> None:
+        self.name, self.path, self.rel = name, path, rel
+
+    def reset(self, w: _Writer) -> None:
+        w.drop_origin(self.name)
+
+    def records(self, w: _Writer, recs: list[dict[str, Any]]) -> None:
+        raise NotImplementedError
+
+
+class _Briefs(_Ledger):
+    def records(self, w: _Writer, recs: list[dict[str, Any]]) -> None:
+        for rec in recs:
+            if doc := sources.brief_doc(rec, self.rel):
+                w.upsert(doc)
+
+
+class _Episodes(_Ledger):
+    def records(self, w: _Writer, recs: list[dict[str, Any]]) -> None:
+        for rec in recs:
+            if doc := sources.episode_doc(rec, self.rel):
+                w.upsert(doc)
+
+
+class _WorkItems(_Ledger):
+    def reset(self, w: _Writer) -> None:
+        super().reset(w)
+        w.conn.execute("DELETE FROM sources WHERE name LIKE 'plan:%'")
+
+    def records(self, w: _Writer, recs: list[dict[str, Any]]) -> None:
+        latest = {r["id"]: r for r in recs if isinstance(r.get("id"), str)}
+        for rec in latest.values():
+            index_work_item(w, rec)
+
+
+def index_work_item(w: _Writer, rec: dict[str, Any]) -> None:
+    """A work item with its plan; an open item's plan file is tracked for hand edits."""
+    path = w.home.plan_path(rec["id"])
+    try:
+        st = path.stat()
+        plan = path.read_bytes()[: sources.MAX_BODY * 4].decode("utf-8", "replace")
+    except OSError:
+        st, plan = None, None
+    doc = sources.work_item_doc(rec, _rel(w.home, w.home.work_items), plan)
+    if doc is None:
+        return
+    w.upsert(doc)
+    if rec.get("state") == "open":
+        w.set_source(
+            f"plan:{rec['id']}",
+            size=st.st_size if st else -1,
+            mtime_ns=st.st_mtime_ns if st else -1,
+            extra=json.dumps(rec, ensure_ascii=False),
+        )
+    else:
+        w.conn.execute("DELETE FROM sources WHERE name = ?", (f"plan:{rec['id']}",))
+
+
+class _Transcript(_Ledger):
+    """Messages and tool executions. A call is remembered (table `calls`) until its result comes
+    back, even across catch-ups; a turn's terminal forgets whatever of it never came back."""
+
+    def reset(self, w: _Writer) -> None:
+        super().reset(w)
+        w.conn.execute("DELETE FROM calls")
+        w.conn.execute("DELETE FROM meta WHERE key = 'workspace'")
+
+    def records(self, w: _Writer, recs: list[dict[str, Any]]) -> None:
+        row = w.conn.execute("SELECT value FROM meta WHERE key = 'workspace'").fetchone()
+        workspace = row[0] if row else sources.DEFAULT_WORKSPACE
+        for entry in recs:
+            kind, turn, data = entry.get("kind"), entry.get("turn_id"), entry.get("data") or {}
+            if kind == "turn_context" and isinstance(data.get("workspace_id"), str):
+                workspace = data["workspace_id"]
+            elif kind == "message":
+                if doc := sources.message_doc(entry, self.rel, workspace):
+                    w.upsert(doc)
+            elif kind == "assistant_round":
+                for call in data.get("tool_calls") or []:
+                    if isinstance(call, dict) and call.get("id"):
+                        key = f"{data.get('round_index', 0)}:{call['id']}"
+                        self._remember(w, entry, key, call.get("id"), call)
+            elif kind == "tool_call" and data.get("key"):
+                self._remember(w, entry, data["key"], data.get("call_id"), data)
+            elif kind == "tool_result" and data.get("key"):
+                self._result(w, entry, data, workspace)
+            elif kind == "turn_terminal" and turn:
+                w.conn.execute("DELETE FROM calls WHERE turn_id = ?", (turn,))
+        w.conn.execute("INSERT OR REPLACE INTO meta VALUES ('workspace', ?)", (workspace,))
+
+    def _remember(self, w: _Writer, entry: dict, key: str, call_id: Any, call: dict) -> None:
+        record = {
+            "name": call.get("name"),
+            "arguments": call.get("arguments", call.get("raw_arguments")),
+            "call_id": call_id,
+            "key": key,
+            "turn_id": entry.get("turn_id"),
+            "created_at": entry.get("created_at"),
+        }
+        w.conn.execute(
+            "INSERT OR REPLACE INTO calls VALUES (?,?,?)",
+            (f"{entry.get('turn_id')}:{key}", entry.get("turn_id"), json.dumps(record)),
+        )
+
+    def _result(self, w: _Writer, entry: dict, data: dict, workspace: str) -> None:
+        ident = f"{entry.get('turn_id')}:{data['key']}"
+        row = w.conn.execute("SELECT call FROM calls WHERE key = ?", (ident,)).fetchone()
+        if row is not None:
+            call = json.loads(row[0])
+            w.conn.execute("DELETE FROM calls WHERE key = ?", (ident,))
+        else:  # the call was never recorded: what the result says of it
+            call = {
+                "name": data.get("tool_name"),
+                "call_id": data.get("call_id"),
+                "key": data["key"],
+                "turn_id": entry.get("turn_id"),
+            }
+        if doc := sources.tool_doc(call, entry, self.rel, workspace):
+            w.upsert(doc)
+
+
+def _ledgers(home: Home) -> list[_Ledger]:
+    return [
+        _Briefs("briefs", home.briefs, _rel(home, home.briefs)),
+        _Episodes("episodes", home.context_episodes, _rel(home, home.context_episodes)),
+        _WorkItems("work_items", home.work_items, _rel(home, home.work_items)),
+        _Transcript("transcript", home.transcript, _rel(home, home.transcript)),
+    ]
+
+
+def _rel(home: Home, path: Path) -> str:
+    """A source's path relative to the home, as results show it."""
+    return path.relative_to(home.root).as_posix()
+
+
+def _ledger_stale(w: _Writer, ledger: _Ledger) -> bool:
+    row = w.source(ledger.name)
+    try:
+        fd = os.open(ledger.path, os.O_RDONLY)
+    except FileNotFoundError:
+        return row is not None and row["offset"] > 0
+    try:
+        size = os.fstat(fd).st_size
+        if row is None:
+            return size > 0
+        return size != row["offset"] or _moved(fd, row)
+    finally:
+        os.close(fd)
+
+
+def _catch_up_ledger(w: _Writer, ledger: _Ledger) -> None:
+    """Index the complete lines past the recorded offset, one committed chunk at a time."""
+    try:
+        f = open(ledger.path, "rb")
+    except FileNotFoundError:
+        if w.source(ledger.name) is not None:
+            _txn(w, lambda: (ledger.reset(w), w.set_source(ledger.name)))
+        return
+    with f:
+        fd = f.fileno()
+        size = os.fstat(fd).st_size
+        row = w.source(ledger.name)
+        offset = row["offset"] if row else 0
+        if row is not None and (size < offset or _moved(fd, row)):
+            _txn(w, lambda: (ledger.reset(w), w.set_source(ledger.name)))
+            offset = 0
+        while offset < size:
+            f.seek(offset)
+            data = f.read(CHUNK_BYTES)
+            end = data.rfind(b"\n")
+            while end < 0 and len(data) < size - offset:  # one line longer than a chunk
+                more = f.read(CHUNK_BYTES)
+                data += more
+                end = data.rfind(b"\n")
+            if end < 0:
+                break  # only a torn or unfinished last line is left
+            recs = [r for r in map(_parse, data[: end + 1].split(b"\n")) if r is not None]
+            new = offset + end + 1
+            _txn(
+                w,
+                lambda recs=recs, new=new: (
+                    ledger.records(w, recs),
+                    w.set_source(ledger.name, offset=new, size=new, digest=_head(fd, new)),
+                ),
+            )
+            offset = new
+
+
+def _parse(line: bytes) -> dict[str, Any] | None:
+    if not line.strip():
+        return None
+    try:
+        rec = json.loads(line)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return rec if isinstance(rec, dict) else None
+
+
+def _txn(w: _Writer, fn: Callable[[], Any]) -> None:
+    w.conn.execute("BEGIN IMMEDIATE")
+    try:
+        fn()
+    except BaseException:
+        w.conn.execute("ROLLBACK")
+        raise
+    w.conn.execute("COMMIT")
+
+
+# ---- tracked files: memory Markdown, the workspace profile, open plans -------------------------
+
+
+def _tracked_files(home: Home) -> list[tuple[str, Path, str]]:
+    """(relative path, path, kind) of every file indexed whole: memory/*.md and the workspace
+    profile."""
+    out: list[tuple[str, Path, str]] = []
+    try:
+        names = sorted(
+            e.name
+            for e in os.scandir(home.memory)
+            if e.name.endswith(".md") and e.is_file(follow_symlinks=False)
+        )
+    except OSError:
+        names = []
+    for name in names[:MAX_MEMORY_FILES]:
+        out.append((f"memory/{name}", home.memory / name, "memory_file"))
+    out.append((_rel(home, home.workspace_json), home.workspace_json, "workspace"))
+    return out
+
+
+def _file_changes(w: _Writer, *, force: bool) -> list[tuple[str, Path, str, bytes | None]]:
+    """Tracked files whose content differs from what is indexed (None: the file is gone)."""
+    changes: list[tuple[str, Path, str, bytes | None]] = []
+    present = set()
+    for rel, path, kind in _tracked_files(w.home):
+        row = w.source(f"file:{rel}")
+        try:
+            st = path.stat()
+        except OSError:
+            if row is not None:
+                changes.append((rel, path, kind, None))
+            continue
+        present.add(rel)
+        same_stat = row is not None and (row["size"], row["mtime_ns"]) == (
+            st.st_size,
+            st.st_mtime_ns,
+        )
+        hash_it = force or rel in ALWAYS_HASHED
+        if same_stat and not (hash_it and st.st_size <= HASH_ALWAYS_BYTES):
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if row is None or hashlib.sha256(data).hexdigest() != row["digest"] or not same_stat:
+            changes.append((rel, path, kind, data))
+    for row in w.conn.execute("SELECT name FROM sources WHERE name LIKE 'file:%'").fetchall():
+        rel = row[0][len("file:") :]
+        if rel not in present and not any(c[0] == rel for c in changes):
+            changes.append((rel, w.home.root / rel, "memory_file", None))
+    return changes
+
+
+def _sync_file(w: _Writer, rel: str, path: Path, kind: str, data: bytes | None) -> None:
+    w.drop_origin(f"file:{rel}")
+    if data is None:
+        w.conn.execute("DELETE FROM sources WHERE name = ?", (f"file:{rel}",))
+        return
+    text = data.decode("utf-8", "replace")
+    st = path.stat()
+    workspace = None
+    if kind == "workspace":
+        try:
+            profile = json.loads(text)
+        except ValueError:
+            profile = {}
+        ws = profile.get("workspace_id") if isinstance(profile, dict) else None
+        workspace = ws if isinstance(ws, str) and ws else sources.DEFAULT_WORKSPACE
+    for doc in sources.file_docs(
+        rel, text, clock.iso(st.st_mtime), kind=kind, workspace_id=workspace
+    ):
+        w.upsert(doc)
+    w.set_source(
+        f"file:{rel}",
+        size=st.st_size,
+        mtime_ns=st.st_mtime_ns,
+        digest=hashlib.sha256(data).hexdigest(),
+    )
+
+
+def _plan_changes(w: _Writer, *, force: bool) -> list[dict[str, Any]]:
+    """Open work items whose plan file changed since they were indexed."""
+    out = []
+    for row in w.conn.execute("SELECT * FROM sources WHERE name LIKE 'plan:%'").fetchall():
+        rec = json.loads(row["extra"])
+        try:
+            st = w.home.plan_path(rec["id"]).stat()
+            now = (st.st_size, st.st_mtime_ns)
+        except OSError:
+            now = (-1, -1)
+        if force or now != (row["size"], row["mtime_ns"]):
+            out.append(rec)
+    return out
+
+
+# ---- the session: open, repair, bring up to date -----------------------------------------------
+
+
+def _stale(w: _Writer, *, force: bool) -> bool:
+    return (
+        force
+        or any(_ledger_stale(w, led) for led in _ledgers(w.home))
+        or bool(_file_changes(w, force=False))
+        or bool(_plan_changes(w, force=False))
+    )
+
+
+def _refresh(conn: sqlite3.Connection, home: Home) -> None:
+    """Bring the index up to date with its sources (the lock is taken only if anything
+    changed)."""
+    dirty = home.memory_dirty.exists()
+    w = _Writer(conn, home)
+    if not _stale(w, force=dirty):
+        return
+    with _writer(home):
+        for ledger in _ledgers(home):
+            _catch_up_ledger(w, ledger)
+        for rel, path, kind, data in _file_changes(w, force=dirty):
+            _txn(w, lambda a=(rel, path, kind, data): _sync_file(w, *a))
+        for rec in _plan_changes(w, force=dirty):
+            _txn(w, lambda rec=rec: index_work_item(w, rec))
+        if dirty:
+            try:
+                os.unlink(home.memory_dirty)
+            except FileNotFoundError:
+                pass
+
+
+def _with_index(home: Home, fn: Callable[[sqlite3.Connection, bool], T]) -> T:
+    """Run `fn(conn, stale)` on an up-to-date index; a missing, corrupt or foreign index is
+    rebuilt once; an index that cannot be brought up to date is read as it is (stale=True)."""
+    for attempt in (1, 2):
+        if not _usable(home):
+            with _writer(home):
+                if not _usable(home):
+                    _create(home)
+        conn = _connect(home.memory_index)
+        try:
+            stale = False
+            try:
+                _refresh(conn, home)
+            except sqlite3.Error as exc:
+                if not _write_failure(exc):
+                    raise
+                stale = True
+            except OSError:
+                stale = True
+            return fn(conn, stale)
+        except sqlite3.Error as exc:
+            if attempt == 2 or _write_failure(exc):
+                raise IndexUnavailable(
+                    f"memory index {home.memory_index} cannot be used: {exc}",
+                    hint=f"run `holon memory rebuild {home.agent_id}`; check free disk space",
+                ) from None
+            with _writer(home):
+                _remove(home.memory_index)
+        finally:
+            conn.close()
+    raise AssertionError("unreachable")
+
+
+# ---- the public surface ------------------------------------------------------------------------
+
+
+def _workspace(home: Home) -> str:
+    from holon.agent.handle import Agent
+
+    try:
+        return Agent(home).state().active_workspace_id or sources.DEFAULT_WORKSPACE
+    except Exception:  # a damaged state file must not stop recall
+        return sources.DEFAULT_WORKSPACE
+
+
+def _provenance(row: sqlite3.Row) -> dict[str, Any]:
+    return {
+        "kind": row["kind"],
+        "source_ref": row["ref"],
+        "scope_kind": row["scope_kind"],
+        "workspace_id": row["workspace_id"],
+        "agent_id": row["agent_id"],
+        "source_path": row["source_path"],
+        "title": row["title"],
+        "updated_at": row["updated_at"],
+        "metadata": json.loads(row["metadata"]),
+    }
+
+
+def search(
+    home: Home,
+    text: str,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    include_all_workspaces: bool = False,
+    workspace_id: str | None = None,
+) -> dict[str, Any]:
+    """Ranked matches (bm25, title weighted over body; newer first among equals) in the active
+    workspace plus agent-scoped memory. When no record has every word, records with any of them
+    are returned (`match: "any"`)."""
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput(
+            f"limit {limit} is out of range",
+            kind="invalid_query",
+            hint=f"use a limit from 1 to {MAX_LIMIT}",
+        )
+    query = project.parse(text)
+    workspace = None if include_all_workspaces else (workspace_id or _workspace(home))
+
+    def run(conn: sqlite3.Connection, stale: bool) -> dict[str, Any]:
+        match = "all"
+        rows = _match(conn, query.expression(), workspace, limit)
+        if not rows and query.atoms > 1:
+            match = "any"
+            rows = _match(conn, query.expression(any_term=True), workspace, limit)
+        results = []
+        for row, rank in rows:
+            item = _provenance(row)
+            item["snippet"] = project.snippet(row["body"], query.needles)
+            item["score"] = round(-rank, 4)
+            results.append(item)
+        doc: dict[str, Any] = {
+            "query": text,
+            "scope": {"workspace_id": workspace, "include_all_workspaces": workspace is None},
+            "match": match,
+            "results": results,
+        }
+        if stale:
+            doc["stale"] = True
+        return doc
+
+    return _with_index(home, run)
+
+
+def _match(
+    conn: sqlite3.Connection, expr: str, workspace: str | None, limit: int
+) -> list[tuple[sqlite3.Row, float]]:
+    scope = "" if workspace is None else "AND (d.scope_kind = 'agent' OR d.workspace_id = ?)"
+    params: tuple[Any, ...] = (expr,) if workspace is None else (expr, workspace)
+    w_title, w_body = BM25_WEIGHTS
+    ranked = conn.execute(
+        f"SELECT d.id, bm25(fts, {w_title}, {w_body}) AS rank FROM fts JOIN docs d"
+        f" ON d.id = fts.rowid WHERE fts MATCH ? {scope}"
+        " ORDER BY rank, d.updated_at DESC, d.id DESC LIMIT ?",
+        (*params, limit),
+    ).fetchall()
+    out = []
+    for rowid, rank in ranked:
+        row = conn.execute("SELECT * FROM docs WHERE id = ?", (rowid,)).fetchone()
+        out.append((row, rank))
+    return out
+
+
+def get(home: Home, ref: str, *, max_chars: int = DEFAULT_CHARS) -> dict[str, Any]:
+    """The exact body of one indexed record, bounded to `max_chars`, with its provenance."""
+    if not 1 <= max_chars <= MAX_CHARS:
+        raise InvalidInput(
+            f"max_chars {max_chars} is out of range",
+            kind="invalid_query",
+            hint=f"use max_chars from 1 to {MAX_CHARS}",
+        )
+
+    def run(conn: sqlite3.Connection, stale: bool) -> dict[str, Any]:
+        row = conn.execute("SELECT * FROM docs WHERE ref = ?", (ref,)).fetchone()
+        if row is None:
+            raise SourceNotFound(
+                f"no memory source {ref[:80]!r}",
+                hint="copy a source_ref from a MemorySearch result (refs are not paths)",
+            )
+        body = row["body"]
+        doc = _provenance(row)
+        doc["content"] = body[:max_chars]
+        doc["truncated"] = len(body) > max_chars
+        doc["total_chars"] = len(body)
+        if stale:
+            doc["stale"] = True
+        return doc
+
+    return _with_index(home, run)
+
+
+def rebuild(home: Home) -> dict[str, Any]:
+    """Delete the index and build it again from its sources."""
+    with _writer(home):
+        _create(home)
+        try:
+            os.unlink(home.memory_dirty)
+        except FileNotFoundError:
+            pass
+    return status(home)
+
+
+def status(home: Home) -> dict[str, Any]:
+    """What the index holds, by kind (brought up to date first)."""
+
+    def run(conn: sqlite3.Connection, stale: bool) -> dict[str, Any]:
+        kinds = dict(conn.execute("SELECT kind, count(*) FROM docs GROUP BY kind ORDER BY kind"))
+        doc = {
+            "agent_id": home.agent_id,
+            "path": str(home.memory_index),
+            "schema": SCHEMA,
+            "documents": sum(kinds.values()),
+            "by_kind": kinds,
+            "bytes": home.memory_index.stat().st_size,
+        }
+        if stale:
+            doc["stale"] = True
+        return doc
+
+    return _with_index(home, run)

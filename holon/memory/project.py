@@ -1,0 +1,151 @@
+"""Text as the index sees it: NFKC, CJK runs expanded to bigrams, and user queries quoted into safe
+FTS5 expressions.
+
+SQLite's unicode61 tokenizer keeps a run of CJK characters (and any Latin glued to it) as one
+token, so `学习` would never match inside `机器学习模型`. The projection replaces every CJK run
+with its overlapping bigrams plus the run's last character, so any two adjacent characters are a
+token, and a single character is the prefix of a token. A query is expanded the same way; the
+original text is stored beside the projection and is all a reader ever sees.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from holon.errors import InvalidInput
+
+# Han (with extensions and compatibility ideographs), kana, Hangul, Bopomofo, and the ideographic
+# iteration mark and prolonged sound mark.
+CJK = (
+    "\u1100-\u11ff\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3031-\u3035\u3040-\u30ff"
+    "\u3100-\u312f\u3130-\u318f\u31a0-\u31bf\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff\uf900-\ufaff\U00020000-\U0003134f"
+)
+_CJK_RUN = re.compile(f"[{CJK}]+")
+_SPLIT = re.compile(f"([{CJK}]+)")
+MAX_QUERY_CHARS = 1000
+MAX_TERMS = 32
+
+
+def normalize(text: str) -> str:
+    """NFKC: full-width Latin and half-width kana fold to the forms people type."""
+    return unicodedata.normalize("NFKC", text)
+
+
+def _grams(run: str) -> list[str]:
+    return [run[i : i + 2] for i in range(len(run) - 1)] + [run[-1]]
+
+
+def project(text: str) -> str:
+    """The FTS projection of `text`: CJK runs become space-separated bigrams (plus the last
+    character), set apart from any Latin they touched."""
+    text = normalize(text)
+    if not _CJK_RUN.search(text):
+        return text
+    return _CJK_RUN.sub(lambda m: " " + " ".join(_grams(m.group())) + " ", text)
+
+
+def _quote(s: str) -> str:
+    return '"' + s.replace('"', '""') + '"'
+
+
+def _searchable(s: str) -> bool:
+    return any(ch.isalnum() for ch in s)
+
+
+@dataclass
+class Query:
+    """A parsed query: groups of atoms (all atoms of a group must match); groups joined by OR when
+    the user wrote OR. `needles` are the plain strings a snippet looks for."""
+
+    groups: list[list[str]] = field(default_factory=list)
+    needles: list[str] = field(default_factory=list)
+
+    def expression(self, *, any_term: bool = False) -> str:
+        """The FTS5 MATCH expression: every atom of a group (or, with `any_term`, any atom)."""
+        joiner = " OR " if any_term else " AND "
+        parts = ["(" + joiner.join(g) + ")" for g in self.groups if g]
+        return " OR ".join(parts)
+
+    @property
+    def atoms(self) -> int:
+        return sum(len(g) for g in self.groups)
+
+
+def _atoms(word: str, *, prefix: bool) -> list[str]:
+    """FTS5 atoms for one word or phrase: each CJK run as a phrase of its bigrams (a lone
+    character as a prefix), each non-CJK part as a quoted string FTS5 tokenizes itself."""
+    out: list[str] = []
+    parts = [p for p in _SPLIT.split(word) if p]
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if _CJK_RUN.fullmatch(part):
+            if len(part) == 1:
+                out.append(_quote(part) + "*")
+            else:
+                out.append(_quote(" ".join(part[j : j + 2] for j in range(len(part) - 1))))
+        elif _searchable(part):
+            out.append(_quote(part.strip()) + ("*" if prefix and last else ""))
+    return out
+
+
+_TOKEN = re.compile(r'"([^"]*)"?|(\S+)')
+
+
+def parse(text: str) -> Query:
+    """Quote user text into a safe query: words and "quoted phrases" must all match; `OR` between
+    words offers alternatives; a trailing `*` makes a prefix. Nothing the user types reaches FTS5
+    as syntax. Raises InvalidInput (kind invalid_query) when nothing searchable is left."""
+    if len(text) > MAX_QUERY_CHARS:
+        raise InvalidInput(
+            f"query is {len(text)} characters; the limit is {MAX_QUERY_CHARS}",
+            kind="invalid_query",
+            hint="search for a few distinctive words, not a passage",
+        )
+    text = normalize(text)
+    query = Query(groups=[[]])
+    for m in _TOKEN.finditer(text):
+        phrase, word = m.group(1), m.group(2)
+        if word == "OR":
+            if query.groups[-1]:
+                query.groups.append([])
+            continue
+        raw = phrase if phrase is not None else word
+        prefix = word is not None and word.endswith("*")
+        raw = raw.rstrip("*") if prefix else raw
+        atoms = _atoms(raw, prefix=prefix)
+        if atoms:
+            query.groups[-1].extend(atoms)
+            query.needles.extend(_needles(raw))
+    query.groups = [g for g in query.groups if g]
+    if not query.groups:
+        raise InvalidInput(
+            f"query {text[:80]!r} has no searchable words",
+            kind="invalid_query",
+            hint="use words or names from what you want to find, e.g. 'deploy script error'",
+        )
+    if query.atoms > MAX_TERMS:
+        raise InvalidInput(
+            f"query has {query.atoms} terms; the limit is {MAX_TERMS}",
+            kind="invalid_query",
+            hint="search for a few distinctive words",
+        )
+    return query
+
+
+def _needles(raw: str) -> list[str]:
+    return [p.strip().casefold() for p in _SPLIT.split(raw) if p.strip() and _searchable(p)]
+
+
+def snippet(body: str, needles: list[str], width: int = 240) -> str:
+    """A window of the original body around the first needle found (case-insensitive), with
+    ellipses where it was cut; the body's start when no needle is found verbatim."""
+    flat = " ".join(body.split())
+    folded = flat.casefold()
+    hits = [i for i in (folded.find(n) for n in needles if n) if i >= 0]
+    start = max(0, min(hits) - width // 3) if hits else 0
+    start = min(start, max(0, len(flat) - width))
+    piece = flat[start : start + width]
+    return ("…" if start > 0 else "") + piece + ("…" if start + width < len(flat) else "")
