@@ -26,7 +26,7 @@ from holon import clock
 from holon.errors import InvalidInput, OperationFailed, UsageError
 from holon.home.layout import Home
 from holon.memory import DEFAULT_CHARS, DEFAULT_LIMIT, MAX_CHARS, MAX_LIMIT, project, sources
-from holon.store.locks import locked
+from holon.store.locks import LockBusy, locked
 
 T = TypeVar("T")
 SCHEMA = 1
@@ -568,34 +568,44 @@ def _refresh(conn: sqlite3.Connection, home: Home) -> None:
 def _with_index(home: Home, fn: Callable[[sqlite3.Connection, bool], T]) -> T:
     """Run `fn(conn, stale)` on an up-to-date index; a missing, corrupt or foreign index is
     rebuilt once; an index that cannot be brought up to date is read as it is (stale=True)."""
-    for attempt in (1, 2):
-        if not _usable(home):
-            with _writer(home):
-                if not _usable(home):
-                    _create(home)
-        conn = _connect(home.memory_index)
-        try:
-            stale = False
+    try:
+        for attempt in (1, 2):
+            if not _usable(home):
+                with _writer(home):
+                    if not _usable(home):
+                        _create(home)
+            conn = _connect(home.memory_index)
             try:
-                _refresh(conn, home)
+                stale = False
+                try:
+                    _refresh(conn, home)
+                except sqlite3.Error as exc:
+                    if not _write_failure(exc):
+                        raise
+                    stale = True
+                except (OSError, LockBusy):
+                    stale = True
+                return fn(conn, stale)
             except sqlite3.Error as exc:
-                if not _write_failure(exc):
-                    raise
-                stale = True
-            except OSError:
-                stale = True
-            return fn(conn, stale)
-        except sqlite3.Error as exc:
-            if attempt == 2 or _write_failure(exc):
-                raise IndexUnavailable(
-                    f"memory index {home.memory_index} cannot be used: {exc}",
-                    hint=f"run `holon memory rebuild {home.agent_id}`; check free disk space",
-                ) from None
-            with _writer(home):
-                _remove(home.memory_index)
-        finally:
-            conn.close()
+                if attempt == 2 or _write_failure(exc):
+                    raise _unavailable(home, exc) from None
+                with _writer(home):
+                    _remove(home.memory_index)
+            finally:
+                conn.close()
+    except (OSError, LockBusy) as exc:
+        raise _unavailable(home, exc) from None
     raise AssertionError("unreachable")
+
+
+def _unavailable(home: Home, exc: BaseException) -> IndexUnavailable:
+    why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    if isinstance(exc, LockBusy):
+        why = "another process has held its lock for two minutes"
+    return IndexUnavailable(
+        f"memory index {home.memory_index} cannot be used: {why}",
+        hint=f"check free disk space and permissions, then `holon memory rebuild {home.agent_id}`",
+    )
 
 
 # ---- the public surface ------------------------------------------------------------------------
@@ -718,12 +728,15 @@ def get(home: Home, ref: str, *, max_chars: int = DEFAULT_CHARS) -> dict[str, An
 
 def rebuild(home: Home) -> dict[str, Any]:
     """Delete the index and build it again from its sources."""
-    with _writer(home):
-        _create(home)
-        try:
-            os.unlink(home.memory_dirty)
-        except FileNotFoundError:
-            pass
+    try:
+        with _writer(home):
+            _create(home)
+            try:
+                os.unlink(home.memory_dirty)
+            except FileNotFoundError:
+                pass
+    except (OSError, LockBusy, sqlite3.Error) as exc:
+        raise _unavailable(home, exc) from None
     return status(home)
 
 

@@ -355,3 +355,13 @@ def test_source_refs_are_stable_across_rebuilds(home):
     ref = _one(home, "stork")["source_ref"]
     index.rebuild(home)
     assert index.get(home, ref)["content"] == "stable STORK record"
+
+
+def test_an_index_that_cannot_be_created_is_a_clear_error(home):
+    home.indexes.rmdir()
+    home.indexes.write_text("a file where the directory should be\n")
+    with pytest.raises(index.IndexUnavailable) as err:
+        index.search(home, "anything")
+    assert err.value.kind == "memory_index_unavailable" and err.value.hint
+    with pytest.raises(index.IndexUnavailable):
+        index.rebuild(home)
