@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -29,6 +30,7 @@ from holon.memory import DEFAULT_CHARS, DEFAULT_LIMIT, MAX_CHARS, MAX_LIMIT, pro
 from holon.store.locks import LockBusy, locked
 
 T = TypeVar("T")
+_PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 SCHEMA = 1
 CHUNK_BYTES = 4 << 20  # ledger bytes read and committed per step of catch-up
 HEAD_BYTES = 4096  # a ledger's first bytes, hashed to notice it was replaced
@@ -36,6 +38,7 @@ HASH_ALWAYS_BYTES = 1 << 20  # memory files up to this size are hashed on every 
 MAX_MEMORY_FILES = 100
 ALWAYS_HASHED = ("memory/self.md", "memory/operator.md")
 BM25_WEIGHTS = (2.0, 1.0)  # title, body
+RANKED_MATCHES = 5_000  # matches of one query ranked by bm25, newest first beyond that
 
 DDL = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -165,17 +168,18 @@ class _Writer:
     def upsert(self, doc: sources.Doc) -> None:
         ref = sources.source_ref(self.agent_id, doc.origin, doc.key)
         row = self.conn.execute("SELECT id FROM docs WHERE ref = ?", (ref,)).fetchone()
+        title, body = project.clean(doc.title), project.clean(doc.body)
         values = (
             doc.origin,
             doc.kind,
             doc.scope_kind,
-            doc.workspace_id,
+            doc.workspace_id and project.clean(doc.workspace_id),
             self.agent_id,
-            doc.source_path,
-            doc.title,
-            doc.body,
-            doc.updated_at,
-            json.dumps(doc.metadata, ensure_ascii=False, sort_keys=True),
+            project.clean(doc.source_path),
+            title,
+            body,
+            project.clean(doc.updated_at),
+            project.clean(json.dumps(doc.metadata, ensure_ascii=False, sort_keys=True)),
         )
         if row is None:
             cur = self.conn.execute(
@@ -195,7 +199,7 @@ class _Writer:
             )
         self.conn.execute(
             "INSERT INTO fts(rowid, title, body) VALUES (?,?,?)",
-            (rowid, project.project(doc.title), project.project(doc.body)),
+            (rowid, project.project(title), project.project(body)),
         )
 
     def drop_origin(self, origin: str) -> None:
@@ -238,17 +242,26 @@ class _Ledger:
         raise NotImplementedError
 
 
+def _doc(build: Callable[..., sources.Doc | None], *args: Any) -> sources.Doc | None:
+    """The document of one record, or None for a record too malformed to be one: a hand-edited
+    or foreign line must never stop the rest of its ledger from being indexed."""
+    try:
+        return build(*args)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return None
+
+
 class _Briefs(_Ledger):
     def records(self, w: _Writer, recs: list[dict[str, Any]]) -> None:
         for rec in recs:
-            if doc := sources.brief_doc(rec, self.rel):
+            if doc := _doc(sources.brief_doc, rec, self.rel):
                 w.upsert(doc)
 
 
 class _Episodes(_Ledger):
     def records(self, w: _Writer, recs: list[dict[str, Any]]) -> None:
         for rec in recs:
-            if doc := sources.episode_doc(rec, self.rel):
+            if doc := _doc(sources.episode_doc, rec, self.rel):
                 w.upsert(doc)
 
 
@@ -264,14 +277,20 @@ class _WorkItems(_Ledger):
 
 
 def index_work_item(w: _Writer, rec: dict[str, Any]) -> None:
-    """A work item with its plan; an open item's plan file is tracked for hand edits."""
-    path = w.home.plan_path(rec["id"])
-    try:
-        st = path.stat()
-        plan = path.read_bytes()[: sources.MAX_BODY * 4].decode("utf-8", "replace")
-    except OSError:
-        st, plan = None, None
-    doc = sources.work_item_doc(rec, _rel(w.home, w.home.work_items), plan)
+    """A work item with its plan; an open item's plan file is tracked for hand edits. An id that
+    is not a plain name (a hand-edited ledger) is indexed without a plan: ids never become
+    paths outside work-items/."""
+    st, raw = None, b""
+    if _PLAIN_ID.fullmatch(rec["id"]):
+        path = w.home.plan_path(rec["id"])
+        try:
+            st = path.stat()
+            with open(path, "rb") as f:
+                raw = f.read(sources.MAX_BODY * 4)
+        except OSError:
+            st = None
+    plan = raw.decode("utf-8", "replace") if st else None
+    doc = _doc(sources.work_item_doc, rec, _rel(w.home, w.home.work_items), plan)
     if doc is None:
         return
     w.upsert(doc)
@@ -280,6 +299,7 @@ def index_work_item(w: _Writer, rec: dict[str, Any]) -> None:
             f"plan:{rec['id']}",
             size=st.st_size if st else -1,
             mtime_ns=st.st_mtime_ns if st else -1,
+            digest=hashlib.sha256(raw).hexdigest() if st else "",
             extra=json.dumps(rec, ensure_ascii=False),
         )
     else:
@@ -303,7 +323,7 @@ class _Transcript(_Ledger):
             if kind == "turn_context" and isinstance(data.get("workspace_id"), str):
                 workspace = data["workspace_id"]
             elif kind == "message":
-                if doc := sources.message_doc(entry, self.rel, workspace):
+                if doc := _doc(sources.message_doc, entry, self.rel, workspace):
                     w.upsert(doc)
             elif kind == "assistant_round":
                 for call in data.get("tool_calls") or []:
@@ -345,7 +365,7 @@ class _Transcript(_Ledger):
                 "key": data["key"],
                 "turn_id": entry.get("turn_id"),
             }
-        if doc := sources.tool_doc(call, entry, self.rel, workspace):
+        if doc := _doc(sources.tool_doc, call, entry, self.rel, workspace):
             w.upsert(doc)
 
 
@@ -518,18 +538,30 @@ def _sync_file(w: _Writer, rel: str, path: Path, kind: str, data: bytes | None) 
 
 
 def _plan_changes(w: _Writer, *, force: bool) -> list[dict[str, Any]]:
-    """Open work items whose plan file changed since they were indexed."""
+    """Open work items whose plan file changed since they were indexed: by size or mtime, and
+    with `force` by content too."""
     out = []
     for row in w.conn.execute("SELECT * FROM sources WHERE name LIKE 'plan:%'").fetchall():
         rec = json.loads(row["extra"])
+        path = w.home.plan_path(rec["id"])
         try:
-            st = w.home.plan_path(rec["id"]).stat()
+            st = path.stat()
             now = (st.st_size, st.st_mtime_ns)
         except OSError:
             now = (-1, -1)
-        if force or now != (row["size"], row["mtime_ns"]):
+        if now != (row["size"], row["mtime_ns"]):
+            out.append(rec)
+        elif force and now[0] >= 0 and _plan_digest(path) != row["digest"]:
             out.append(rec)
     return out
+
+
+def _plan_digest(path: Path) -> str:
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read(sources.MAX_BODY * 4)).hexdigest()
+    except OSError:
+        return ""
 
 
 # ---- the session: open, repair, bring up to date -----------------------------------------------
@@ -554,10 +586,16 @@ def _refresh(conn: sqlite3.Connection, home: Home) -> None:
     with _writer(home):
         for ledger in _ledgers(home):
             _catch_up_ledger(w, ledger)
-        for rel, path, kind, data in _file_changes(w, force=dirty):
-            _txn(w, lambda a=(rel, path, kind, data): _sync_file(w, *a))
-        for rec in _plan_changes(w, force=dirty):
-            _txn(w, lambda rec=rec: index_work_item(w, rec))
+        files = _file_changes(w, force=dirty)
+        plans = _plan_changes(w, force=dirty)
+        if files or plans:
+            _txn(
+                w,
+                lambda: (
+                    [_sync_file(w, *change) for change in files],
+                    [index_work_item(w, rec) for rec in plans],
+                ),
+            )
         if dirty:
             try:
                 os.unlink(home.memory_dirty)
@@ -682,20 +720,40 @@ def search(
 def _match(
     conn: sqlite3.Connection, expr: str, workspace: str | None, limit: int
 ) -> list[tuple[sqlite3.Row, float]]:
-    scope = "" if workspace is None else "AND (d.scope_kind = 'agent' OR d.workspace_id = ?)"
-    params: tuple[Any, ...] = (expr,) if workspace is None else (expr, workspace)
-    w_title, w_body = BM25_WEIGHTS
-    ranked = conn.execute(
-        f"SELECT d.id, bm25(fts, {w_title}, {w_body}) AS rank FROM fts JOIN docs d"
-        f" ON d.id = fts.rowid WHERE fts MATCH ? {scope}"
-        " ORDER BY rank, d.updated_at DESC, d.id DESC LIMIT ?",
-        (*params, limit),
-    ).fetchall()
+    """The best `limit` matches. bm25 costs one evaluation per matching record, so a query that
+    matches more than RANKED_MATCHES records ranks the newest RANKED_MATCHES of them (an
+    unselective query is answered from recent memory); if that leaves too few in scope, all."""
+    row = conn.execute(
+        "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+        (expr, RANKED_MATCHES - 1),
+    ).fetchone()
+    ranked = _ranked(conn, expr, workspace, limit, since=row[0] if row else None)
+    if row is not None and len(ranked) < limit:
+        ranked = _ranked(conn, expr, workspace, limit, since=None)
     out = []
     for rowid, rank in ranked:
-        row = conn.execute("SELECT * FROM docs WHERE id = ?", (rowid,)).fetchone()
-        out.append((row, rank))
+        doc = conn.execute("SELECT * FROM docs WHERE id = ?", (rowid,)).fetchone()
+        out.append((doc, rank))
     return out
+
+
+def _ranked(
+    conn: sqlite3.Connection, expr: str, workspace: str | None, limit: int, since: int | None
+) -> list[tuple[int, float]]:
+    scope = "" if workspace is None else "WHERE (d.scope_kind = 'agent' OR d.workspace_id = ?)"
+    w_title, w_body = BM25_WEIGHTS
+    params: list[Any] = [expr]
+    bound = ""
+    if since is not None:
+        bound, params = "AND rowid >= ?", [expr, since]
+    if workspace is not None:
+        params.append(workspace)
+    return conn.execute(
+        f"SELECT d.id, m.rank FROM (SELECT rowid, bm25(fts, {w_title}, {w_body}) AS rank"
+        f" FROM fts WHERE fts MATCH ? {bound}) m JOIN docs d ON d.id = m.rowid {scope}"
+        " ORDER BY m.rank, d.updated_at DESC, d.id DESC LIMIT ?",
+        (*params, limit),
+    ).fetchall()
 
 
 def get(home: Home, ref: str, *, max_chars: int = DEFAULT_CHARS) -> dict[str, Any]:

@@ -365,3 +365,38 @@ def test_an_index_that_cannot_be_created_is_a_clear_error(home):
     assert err.value.kind == "memory_index_unavailable" and err.value.hint
     with pytest.raises(index.IndexUnavailable):
         index.rebuild(home)
+
+
+def test_malformed_and_hostile_records_never_stop_the_rest(home, tmp_path):
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "plan.md").write_text("TOPSECRET outside the home\n")
+    with open(home.briefs, "a") as f:
+        f.write('{"id": "b2", "text": "lone \\ud800 surrogate", "created_at": "T"}\n')
+        f.write('{"id": "b3", "text": "nul \\u0000 inside", "created_at": "T"}\n')
+        f.write('{"id": "b4", "text": 5}\n[1, 2]\n"text"\n{"id": ["x"], "text": "x"}\n')
+    jsonl.append(home.context_episodes, {"id": "e1", "turns": [1], "decisions": [None, 3]})
+    hostile = os.path.relpath(secret, home.work_items_dir)
+    jsonl.append(home.work_items, {"id": hostile, "objective": "reach out", "state": "open"})
+    jsonl.append(home.transcript, _entry("message", "t1", {"text": {"not": "text"}}))
+    jsonl.append(home.transcript, _entry("tool_result", "t1", {"key": 5, "envelope": []}))
+    _brief(home, 9, "the FINAL good record")
+    assert _one(home, "final")
+    assert "\ufffd" in _one(home, "surrogate")["title"]
+    assert _one(home, "inside")["kind"] == "brief"
+    assert index.search(home, "topsecret")["results"] == []  # an id never becomes a path
+    assert _one(home, "reach")["kind"] == "work_item"
+    assert index.search(home, "\ud800 surrogate")["results"]  # a query with a lone surrogate
+
+
+def test_an_unselective_query_ranks_the_newest_matches(home, monkeypatch):
+    monkeypatch.setattr(index, "RANKED_MATCHES", 5)
+    _brief(home, 0, "Common\ncommon common common: the oldest and best match")
+    for i in range(1, 11):
+        _brief(home, i, f"record {i} mentions common once among other words")
+    ids = [r["metadata"]["brief_id"] for r in index.search(home, "common", limit=3)["results"]]
+    assert len(ids) == 3 and "brf_0" not in ids and set(ids) <= {f"brf_{i}" for i in range(6, 11)}
+    for i in range(11, 21):
+        _brief(home, i, f"project record {i} says common", workspace="proj")
+    found = index.search(home, "common", limit=20)["results"]  # too few in scope: all are ranked
+    assert len(found) == 11 and found[0]["metadata"]["brief_id"] == "brf_0"
