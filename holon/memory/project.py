@@ -29,9 +29,19 @@ MAX_QUERY_CHARS = 1000
 MAX_TERMS = 32
 
 
+def clean(text: str) -> str:
+    """Text SQLite can store: lone surrogates (from JSON such as "\\ud800") become U+FFFD and
+    NUL characters become spaces."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text.replace("\0", " ") if "\0" in text else text
+
+
 def normalize(text: str) -> str:
     """NFKC: full-width Latin and half-width kana fold to the forms people type."""
-    return unicodedata.normalize("NFKC", text)
+    return unicodedata.normalize("NFKC", clean(text))
 
 
 def _grams(run: str) -> list[str]:

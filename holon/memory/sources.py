@@ -99,7 +99,8 @@ def brief_doc(rec: dict[str, Any], source_path: str) -> Doc | None:
         key=rec["id"],
         origin="briefs",
         kind="brief",
-        title=f"{rec.get('kind') or 'brief'} brief: {_line(text)}",
+        title=f"{rec['kind'] + ' ' if isinstance(rec.get('kind'), str) else ''}brief: "
+        f"{_line(text)}",
         body=body,
         updated_at=str(rec.get("created_at") or ""),
         source_path=source_path,
