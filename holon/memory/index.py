@@ -300,7 +300,7 @@ def index_work_item(w: _Writer, rec: dict[str, Any]) -> None:
             size=st.st_size if st else -1,
             mtime_ns=st.st_mtime_ns if st else -1,
             digest=hashlib.sha256(raw).hexdigest() if st else "",
-            extra=json.dumps(rec, ensure_ascii=False),
+            extra=json.dumps(rec),  # ASCII: a lone surrogate survives as an escape
         )
     else:
         w.conn.execute("DELETE FROM sources WHERE name = ?", (f"plan:{rec['id']}",))
@@ -319,24 +319,34 @@ class _Transcript(_Ledger):
         row = w.conn.execute("SELECT value FROM meta WHERE key = 'workspace'").fetchone()
         workspace = row[0] if row else sources.DEFAULT_WORKSPACE
         for entry in recs:
-            kind, turn, data = entry.get("kind"), entry.get("turn_id"), entry.get("data") or {}
-            if kind == "turn_context" and isinstance(data.get("workspace_id"), str):
-                workspace = data["workspace_id"]
-            elif kind == "message":
-                if doc := _doc(sources.message_doc, entry, self.rel, workspace):
-                    w.upsert(doc)
-            elif kind == "assistant_round":
-                for call in data.get("tool_calls") or []:
-                    if isinstance(call, dict) and call.get("id"):
-                        key = f"{data.get('round_index', 0)}:{call['id']}"
-                        self._remember(w, entry, key, call.get("id"), call)
-            elif kind == "tool_call" and data.get("key"):
-                self._remember(w, entry, data["key"], data.get("call_id"), data)
-            elif kind == "tool_result" and data.get("key"):
-                self._result(w, entry, data, workspace)
-            elif kind == "turn_terminal" and turn:
-                w.conn.execute("DELETE FROM calls WHERE turn_id = ?", (turn,))
-        w.conn.execute("INSERT OR REPLACE INTO meta VALUES ('workspace', ?)", (workspace,))
+            try:
+                workspace = self._entry(w, entry, workspace)
+            except (AttributeError, KeyError, TypeError, ValueError):
+                continue  # a malformed entry is not memory; the rest still is
+        w.conn.execute(
+            "INSERT OR REPLACE INTO meta VALUES ('workspace', ?)", (project.clean(workspace),)
+        )
+
+    def _entry(self, w: _Writer, entry: dict[str, Any], workspace: str) -> str:
+        """Index one transcript entry; returns the workspace in effect after it."""
+        kind, turn, data = entry.get("kind"), entry.get("turn_id"), entry.get("data") or {}
+        if kind == "turn_context" and isinstance(data.get("workspace_id"), str):
+            workspace = data["workspace_id"]
+        elif kind == "message":
+            if doc := _doc(sources.message_doc, entry, self.rel, workspace):
+                w.upsert(doc)
+        elif kind == "assistant_round":
+            for call in data.get("tool_calls") or []:
+                if isinstance(call, dict) and call.get("id"):
+                    key = f"{data.get('round_index', 0)}:{call['id']}"
+                    self._remember(w, entry, key, call.get("id"), call)
+        elif kind == "tool_call" and data.get("key"):
+            self._remember(w, entry, data["key"], data.get("call_id"), data)
+        elif kind == "tool_result" and data.get("key"):
+            self._result(w, entry, data, workspace)
+        elif kind == "turn_terminal" and turn:
+            w.conn.execute("DELETE FROM calls WHERE turn_id = ?", (str(turn),))
+        return workspace
 
     def _remember(self, w: _Writer, entry: dict, key: str, call_id: Any, call: dict) -> None:
         record = {

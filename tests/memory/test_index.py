@@ -380,8 +380,20 @@ def test_malformed_and_hostile_records_never_stop_the_rest(home, tmp_path):
     jsonl.append(home.work_items, {"id": hostile, "objective": "reach out", "state": "open"})
     jsonl.append(home.transcript, _entry("message", "t1", {"text": {"not": "text"}}))
     jsonl.append(home.transcript, _entry("tool_result", "t1", {"key": 5, "envelope": []}))
+    for kind, data in [
+        ("assistant_round", {"tool_calls": 7}),
+        ("turn_context", {"workspace_id": "ws\ud800"}),
+        ("tool_call", {"key": "0:x", "name": "ExecCommand", "arguments": {"cmd": "a\udc80"}}),
+    ]:
+        with open(home.transcript, "a") as f:
+            f.write(json.dumps(_entry(kind, "t1", data)) + "\n")  # escapes, as a hand edit may
+    with open(home.transcript, "a") as f:
+        f.write('{"kind": "message", "data": "not an object"}\n')
+        f.write('{"kind": "tool_result", "data": 3}\n')
+    jsonl.append(home.transcript, _entry("message", "t2", {"text": "transcript SURVIVES"}))
     _brief(home, 9, "the FINAL good record")
     assert _one(home, "final")
+    assert _one(home, "survives", include_all_workspaces=True)["kind"] == "message"
     assert "\ufffd" in _one(home, "surrogate")["title"]
     assert _one(home, "inside")["kind"] == "brief"
     assert index.search(home, "topsecret")["results"] == []  # an id never becomes a path
