@@ -1,0 +1,134 @@
+"""Provider credentials for unattended runs: `$HOLON_HOME/keys.json`, mode 0600.
+
+A key is looked up by the name of its environment variable (`OPENAI_API_KEY`, ...). The
+environment wins; the file is the fallback that cron, launchd and systemd runs, which carry no
+secrets in their environment, rely on. Values are never printed, logged or put in an error:
+`sources()` says where each key comes from, not what it is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from holon.errors import InvalidInput, UsageError
+from holon.paths import holon_home
+
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+MAX_VALUE = 16 * 1024
+
+
+def path() -> Path:
+    return holon_home() / "keys.json"
+
+
+def _read() -> dict[str, str]:
+    p = path()
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        return {}
+    try:
+        doc = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        raise UsageError(
+            f"{p} is not valid JSON",
+            kind="corrupt_keys",
+            hint="fix it, or remove it and set the keys again with `holon keys set`",
+        ) from None
+    keys = doc.get("keys") if isinstance(doc, dict) else None
+    if not isinstance(keys, dict):
+        raise UsageError(
+            f"{p} has no `keys` object",
+            kind="corrupt_keys",
+            hint="remove it and set the keys again with `holon keys set`",
+        )
+    return {k: v for k, v in keys.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def lookup(name: str) -> str | None:
+    """The key named `name`: the environment first, then the keys file; None when neither has
+    it (a corrupt keys file counts as not having it: the caller reports the missing key)."""
+    value = os.environ.get(name)
+    if value:
+        return value
+    try:
+        return _read().get(name) or None
+    except UsageError:
+        return None
+
+
+def source(name: str) -> str | None:
+    """Where `name` would come from: "environment", the keys file's path, or None."""
+    if os.environ.get(name):
+        return "environment"
+    try:
+        return str(path()) if _read().get(name) else None
+    except UsageError:
+        return None
+
+
+def names() -> list[str]:
+    """The names stored in the keys file (never their values)."""
+    return sorted(_read())
+
+
+def _check_name(name: str) -> str:
+    if not NAME.fullmatch(name):
+        raise InvalidInput(
+            f"{name!r} is not a key name",
+            kind="invalid_key_name",
+            hint="use the environment variable's name, e.g. OPENAI_API_KEY",
+        )
+    return name
+
+
+def set_key(name: str, value: str) -> None:
+    """Store `value` under `name` (replacing any earlier value), atomically, mode 0600."""
+    _check_name(name)
+    value = value.strip()
+    if not value or len(value) > MAX_VALUE or any(c in value for c in "\r\n\0"):
+        raise InvalidInput(
+            f"the value for {name} is empty, multi-line or too long",
+            kind="invalid_key_value",
+            hint='pass the key on standard input: printf %s "$KEY" | holon keys set NAME -',
+        )
+    keys = _read()
+    keys[name] = value
+    _write(keys)
+
+
+def remove(name: str) -> bool:
+    """Forget `name`; False when it was not stored."""
+    _check_name(name)
+    keys = _read()
+    if name not in keys:
+        return False
+    del keys[name]
+    _write(keys)
+    return True
+
+
+def _write(keys: dict[str, str]) -> None:
+    """Write the whole file beside itself with mode 0600 from the start, then rename it over."""
+    p = path()
+    p.parent.mkdir(parents=True, exist_ok=True)
+    data = (json.dumps({"keys": dict(sorted(keys.items()))}, indent=1) + "\n").encode("utf-8")
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, p)
+    dfd = os.open(p.parent, os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
