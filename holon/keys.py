@@ -3,7 +3,7 @@
 A key is looked up by the name of its environment variable (`OPENAI_API_KEY`, ...). The
 environment wins; the file is the fallback that cron, launchd and systemd runs, which carry no
 secrets in their environment, rely on. Values are never printed, logged or put in an error:
-`sources()` says where each key comes from, not what it is.
+`source()` and `report()` say where each key comes from, not what it is.
 """
 
 from __future__ import annotations
@@ -30,6 +30,12 @@ def _read() -> dict[str, str]:
         data = p.read_bytes()
     except FileNotFoundError:
         return {}
+    except OSError as exc:
+        raise UsageError(
+            f"cannot read {p}: {exc.strerror or type(exc).__name__}",
+            kind="unreadable_keys",
+            hint=f"make {p} a file readable by this user (mode 0600), or remove it",
+        ) from None
     try:
         doc = json.loads(data)
     except (ValueError, UnicodeDecodeError):
@@ -75,19 +81,63 @@ def names() -> list[str]:
     return sorted(_read())
 
 
-def _check_name(name: str) -> str:
+def check_name(name: str) -> str:
+    """`name` when it is an environment variable's name. The error never repeats what was given:
+    a key pasted where its name belongs must not reach the terminal or a log."""
     if not NAME.fullmatch(name):
         raise InvalidInput(
-            f"{name!r} is not a key name",
+            "the key name must be an environment variable's name: letters, digits and _, "
+            "not starting with a digit (what was given is not repeated here)",
             kind="invalid_key_name",
-            hint="use the environment variable's name, e.g. OPENAI_API_KEY",
+            hint="use the variable's name, e.g. OPENAI_API_KEY, and pass the key itself on "
+            "standard input: holon keys set OPENAI_API_KEY -",
         )
     return name
 
 
+def verify() -> None:
+    """Raise `corrupt_keys` / `unreadable_keys` when the keys file exists but cannot be used."""
+    _read()
+
+
+def how_to_set(name: str) -> str:
+    """The two ways to provide the key `name`, and why the file did not, when it is unusable."""
+    hint = f"export {name}=... or run `holon keys set {name}` (the key on standard input)"
+    try:
+        _read()
+    except UsageError as exc:
+        hint += f"; note: {exc.message}"
+    return hint
+
+
+def report(known: dict[str, list[str]]) -> dict:
+    """Where each stored or well-known key comes from, never its value. `known` maps the
+    variables providers read to the provider ids that read them."""
+    stored = _read()
+    p = path()
+    try:
+        mode: str | None = f"{p.stat().st_mode & 0o777:04o}"
+    except OSError:
+        mode = None
+    rows = []
+    for name in sorted(set(stored) | set(known)):
+        in_env = bool(os.environ.get(name))
+        rows.append(
+            {
+                "name": name,
+                "set": in_env or name in stored,
+                "source": "environment" if in_env else str(p) if name in stored else None,
+                "in_environment": in_env,
+                "in_file": name in stored,
+                "providers": sorted(known.get(name, [])),
+            }
+        )
+    return {"file": {"path": str(p), "exists": mode is not None, "mode": mode}, "keys": rows}
+
+
 def set_key(name: str, value: str) -> None:
     """Store `value` under `name` (replacing any earlier value), atomically, mode 0600."""
-    _check_name(name)
+    check_name(name)
     value = value.strip()
     if not value or len(value) > MAX_VALUE or any(c in value for c in "\r\n\0"):
         raise InvalidInput(
@@ -102,7 +152,7 @@ def set_key(name: str, value: str) -> None:
 
 def remove(name: str) -> bool:
     """Forget `name`; False when it was not stored."""
-    _check_name(name)
+    check_name(name)
     keys = _read()
     if name not in keys:
         return False

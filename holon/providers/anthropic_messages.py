@@ -16,9 +16,9 @@ freeform call made on another transport is replayed as
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
+from holon import keys
 from holon.model.conversation import (
     AssistantItem,
     PromptBlock,
@@ -34,6 +34,7 @@ from holon.model.conversation import (
 from holon.providers import errors
 from holon.providers.lowering import json_input
 
+DEFAULT_BASE_URL = "https://api.anthropic.com"
 MAX_BREAKPOINTS = 4
 _STOP = {
     "end_turn": "end_turn",
@@ -186,46 +187,47 @@ def parse_response(data: Any) -> ProviderResponse:
 class AnthropicMessagesProvider:
     name = "anthropic"
 
-    def __init__(self, model_ref: str, config: dict[str, Any]) -> None:
+    def __init__(self, model_ref: str, settings: dict[str, Any]) -> None:
+        """`settings`: the provider's effective settings (holon.providers.resolve.settings)."""
         self.model_ref = model_ref
-        self.key_env = str(config.get("api_key_env") or "ANTHROPIC_API_KEY")
-        self.base_url = str(
-            config.get("base_url")
-            or os.environ.get("ANTHROPIC_BASE_URL")
-            or "https://api.anthropic.com"
-        )
+        self.key_env: str | None = settings.get("api_key_env")
+        self.base_url = str(settings["base_url"])
 
     def complete(self, request: ProviderRequest) -> ProviderResponse:
-        api_key = os.environ.get(self.key_env)
-        if not api_key:
-            raise ProviderFailure(
-                "missing_credentials",
-                f"anthropic: set {self.key_env} to use {self.model_ref}",
-                diagnostics={"stage": "credentials", "credential_env": self.key_env},
-            )
+        api_key = keys.lookup(self.key_env) if self.key_env else None
+        if self.key_env and not api_key:
+            raise errors.missing_key("anthropic", self.key_env, self.model_ref)
         import anthropic
 
         probe = errors.Probe()
         http = anthropic.DefaultHttpxClient(timeout=request.timeout_s, event_hooks=probe.hooks())
         client = anthropic.Anthropic(
-            api_key=api_key,
+            api_key=api_key or "unused",
             base_url=self.base_url,
             timeout=request.timeout_s,
             max_retries=0,
             http_client=http,
             open_telemetry=False,
         )
+        # an endpoint that takes no key gets no key header at all
+        omit = {"Authorization": anthropic.Omit(), "X-Api-Key": anthropic.Omit()}
         try:
-            raw = client.messages.with_raw_response.create(**request_params(request))
+            raw = client.messages.with_raw_response.create(
+                **request_params(request), extra_headers=None if api_key else omit
+            )
             data = json.loads(raw.http_response.text)
         except (anthropic.AnthropicError, ValueError) as exc:
             raise errors.from_exception(
-                exc, provider="anthropic", probe=probe, url=self.base_url, secrets=(api_key,)
+                exc,
+                provider="anthropic",
+                probe=probe,
+                url=self.base_url,
+                secrets=(api_key,) if api_key else (),
             ) from None
         finally:
             client.close()
         return parse_response(data)
 
 
-def factory(model_ref: str, provider_config: dict[str, Any]) -> AnthropicMessagesProvider:
-    return AnthropicMessagesProvider(model_ref, provider_config)
+def factory(model_ref: str, settings: dict[str, Any]) -> AnthropicMessagesProvider:
+    return AnthropicMessagesProvider(model_ref, settings)

@@ -10,7 +10,8 @@ endpoint and a plain bearer key (or no key) fit this contract:
     openrouter  https://openrouter.ai/api/v1    OPENROUTER_API_KEY
     deepseek    https://api.deepseek.com        DEEPSEEK_API_KEY
 
-A config table overrides a default field by field. Anything needing native
+A config table overrides a default field by field (holon.providers.resolve.settings merges
+them; this module only keeps the table of defaults). Anything needing native
 auth, custom headers or discovery (Azure, Bedrock, Vertex ...) is not built
 in. Every tool, ApplyPatch included, is a `function` tool; calls come back as
 `tool_calls` and results go back as `role: "tool"` messages.
@@ -19,9 +20,9 @@ in. Every tool, ApplyPatch included, is a `function` tool; calls come back as
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
+from holon import keys
 from holon.model.conversation import (
     AssistantItem,
     ProviderFailure,
@@ -47,14 +48,6 @@ _FINISH = {
     "function_call": "tool_use",
     "length": "max_output_tokens",
 }
-
-
-def settings(provider_id: str, table: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "transport": TRANSPORT,
-        **BUILTIN.get(provider_id, {}),
-        **{k: v for k, v in table.items() if v is not None},
-    }
 
 
 def messages_payload(request: ProviderRequest) -> list[dict[str, Any]]:
@@ -179,11 +172,11 @@ def parse_response(data: Any, provider: str) -> ProviderResponse:
 
 
 class ChatCompletionsProvider:
-    def __init__(self, model_ref: str, provider_config: dict[str, Any]) -> None:
+    def __init__(self, model_ref: str, settings: dict[str, Any]) -> None:
+        """`settings`: the provider's effective settings (holon.providers.resolve.settings)."""
         self.name = model_ref.split("/", 1)[0]
         self.model_ref = model_ref
-        conf = settings(self.name, provider_config)
-        if not conf.get("base_url"):
+        if not settings.get("base_url"):
             raise ProviderFailure(
                 "unsupported_transport",
                 f"provider {self.name!r} has no base_url; add base_url to [providers.{self.name}] "
@@ -195,17 +188,13 @@ class ChatCompletionsProvider:
                     "missing": "base_url",
                 },
             )
-        self.base_url = str(conf["base_url"])
-        self.key_env = conf.get("api_key_env") or None
+        self.base_url = str(settings["base_url"])
+        self.key_env: str | None = settings.get("api_key_env") or None
 
     def complete(self, request: ProviderRequest) -> ProviderResponse:
-        api_key = os.environ.get(self.key_env) if self.key_env else None
+        api_key = keys.lookup(self.key_env) if self.key_env else None
         if self.key_env and not api_key:
-            raise ProviderFailure(
-                "missing_credentials",
-                f"{self.name}: set {self.key_env} to use {self.model_ref}",
-                diagnostics={"stage": "credentials", "credential_env": self.key_env},
-            )
+            raise errors.missing_key(self.name, self.key_env, self.model_ref)
         import openai
 
         probe = errors.Probe()
@@ -237,5 +226,5 @@ class ChatCompletionsProvider:
         return parse_response(data, self.name)
 
 
-def factory(model_ref: str, provider_config: dict[str, Any]) -> ChatCompletionsProvider:
-    return ChatCompletionsProvider(model_ref, provider_config)
+def factory(model_ref: str, settings: dict[str, Any]) -> ChatCompletionsProvider:
+    return ChatCompletionsProvider(model_ref, settings)

@@ -12,11 +12,12 @@ stop_reason says why), `response.failed` and `error` events (classified by
 their error code). A feed that ends without a terminal event is a
 `connection` failure at the body stage.
 
-Credentials: `OPENAI_CODEX_ACCESS_TOKEN`, else `tokens.access_token` from the
+Credentials: `OPENAI_CODEX_ACCESS_TOKEN` (or the table's `api_key_env`) from the
+environment or the keys file (holon.keys), else `tokens.access_token` from the
 Codex CLI's `$CODEX_HOME/auth.json` (default `~/.codex/auth.json`); its
 `tokens.account_id`, when present, is sent as `chatgpt-account-id`.
-Endpoint: `$OPENAI_CODEX_BASE_URL`, else `[providers.openai-codex] base_url`,
-else the ChatGPT backend.
+Endpoint (decided by holon.providers.resolve.settings): `$OPENAI_CODEX_BASE_URL`,
+else `[providers.openai-codex] base_url`, else the ChatGPT backend.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from holon import keys
 from holon.model.conversation import ProviderFailure, ProviderRequest, ProviderResponse
 from holon.providers import errors
 from holon.providers.openai_responses import (
@@ -46,11 +48,12 @@ def auth_file() -> Path:
     return (Path(home).expanduser() if home else Path.home() / ".codex") / "auth.json"
 
 
-def credentials() -> tuple[str | None, str | None, str]:
-    """(access token, account id, where it came from). Never logs or returns more than needed."""
-    token = os.environ.get(TOKEN_ENV)
-    if token:
-        return token, None, TOKEN_ENV
+def credentials(env: str | None = TOKEN_ENV) -> tuple[str | None, str | None, str]:
+    """(access token, account id, where it came from: "environment", the keys file's path, or the
+    auth file's path, also when nothing was found). Never logs or returns more than needed."""
+    token = keys.lookup(env) if env else None
+    if env and token:
+        return token, None, keys.source(env) or "environment"
     path = auth_file()
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -61,12 +64,6 @@ def credentials() -> tuple[str | None, str | None, str]:
         return None, None, str(path)
     account = tokens.get("account_id")
     return tokens["access_token"], account if isinstance(account, str) else None, str(path)
-
-
-def base_url(config: dict[str, Any]) -> str:
-    return str(
-        os.environ.get("OPENAI_CODEX_BASE_URL") or config.get("base_url") or DEFAULT_BASE_URL
-    )
 
 
 def codex_params(request: ProviderRequest) -> dict[str, Any]:
@@ -118,17 +115,20 @@ def consume(events: Iterable[dict[str, Any]], provider: str = "openai-codex") ->
 class CodexStreamProvider:
     name = "openai-codex"
 
-    def __init__(self, model_ref: str, config: dict[str, Any]) -> None:
+    def __init__(self, model_ref: str, settings: dict[str, Any]) -> None:
+        """`settings`: the provider's effective settings (holon.providers.resolve.settings)."""
         self.model_ref = model_ref
-        self.base_url = base_url(config)
+        self.base_url = str(settings["base_url"])
+        self.key_env: str | None = settings.get("api_key_env")
 
     def complete(self, request: ProviderRequest) -> ProviderResponse:
-        token, account, source = credentials()
+        token, account, source = credentials(self.key_env)
         if not token:
+            how = keys.how_to_set(self.key_env) + ", or " if self.key_env else ""
             raise ProviderFailure(
                 "missing_credentials",
-                f"openai-codex: no access token; set {TOKEN_ENV} or sign in with the Codex CLI "
-                f"(looked in {source})",
+                f"openai-codex: no access token for {self.model_ref}; {how}sign in with the "
+                f"Codex CLI (looked in {source})",
                 diagnostics={"stage": "credentials"},
             )
         headers = {"chatgpt-account-id": account} if account else None
@@ -148,5 +148,5 @@ class CodexStreamProvider:
             client.close()
 
 
-def factory(model_ref: str, provider_config: dict[str, Any]) -> CodexStreamProvider:
-    return CodexStreamProvider(model_ref, provider_config)
+def factory(model_ref: str, settings: dict[str, Any]) -> CodexStreamProvider:
+    return CodexStreamProvider(model_ref, settings)

@@ -1,25 +1,18 @@
-"""`provider_doctor()`: every built-in and configured provider, its
-transport, endpoint and credential presence.
+"""`provider_doctor()`: every built-in and configured provider, its transport, endpoint and where
+its credential comes from.
 
-Reports whether a credential is present, never its value, and the retry
+The settings are the merged ones the transports use (`resolve.settings`), so the report and a
+turn cannot disagree. Reports where a credential comes from, never its value, and the retry
 policy the runner applies. Imports no SDK.
 """
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from holon import config
 from holon.model.conversation import ProviderFailure
-from holon.providers import chat_completions, codex_stream, openai_responses, resolve, runner
-
-_TRANSPORT_NAMES = {
-    "holon.providers.openai_responses:factory": "openai_responses",
-    "holon.providers.anthropic_messages:factory": "anthropic_messages",
-    "holon.providers.codex_stream:factory": "openai_codex_stream",
-    "holon.providers.chat_completions:factory": "openai_chat_completions",
-}
+from holon.providers import resolve, runner
 
 
 def retry_policy() -> dict[str, Any]:
@@ -42,99 +35,42 @@ def retry_policy() -> dict[str, Any]:
     }
 
 
-def _endpoint(
-    provider_id: str, target: str, table: dict[str, Any]
-) -> tuple[str | None, str | None, bool]:
-    """(base_url, credential env var, credentials present) for one provider."""
-    if target.startswith("holon.providers.openai_responses"):
-        env = str(table.get("api_key_env") or "OPENAI_API_KEY")
-        return (
-            str(
-                table.get("base_url")
-                or os.environ.get("OPENAI_BASE_URL")
-                or openai_responses.DEFAULT_BASE_URL
-            ),
-            env,
-            bool(os.environ.get(env)),
-        )
-    if target.startswith("holon.providers.anthropic_messages"):
-        env = str(table.get("api_key_env") or "ANTHROPIC_API_KEY")
-        return (
-            str(
-                table.get("base_url")
-                or os.environ.get("ANTHROPIC_BASE_URL")
-                or "https://api.anthropic.com"
-            ),
-            env,
-            bool(os.environ.get(env)),
-        )
-    if target.startswith("holon.providers.codex_stream"):
-        token, _account, _source = codex_stream.credentials()
-        return codex_stream.base_url(table), codex_stream.TOKEN_ENV, bool(token)
-    conf = chat_completions.settings(provider_id, table)
-    env = conf.get("api_key_env") or None
-    return conf.get("base_url"), env, bool(os.environ.get(env)) if env else True
-
-
-def _entry(provider_id: str, table: dict[str, Any], source: str) -> dict[str, Any]:
-    entry: dict[str, Any] = {"id": provider_id, "source": source}
-    transport = table.get("transport")
-    target = (
-        resolve.CONFIG_TRANSPORTS.get(str(transport))
-        if transport
-        else resolve.TRANSPORTS.get(provider_id)
-    )
-    if target is None:
-        why = (
-            f"unsupported transport {transport!r}"
-            if transport
-            else "no built-in transport and no transport in its config table"
-        )
+def _entry(provider_id: str) -> dict[str, Any]:
+    conf = resolve.settings(provider_id)
+    source = "config"
+    if conf["builtin"]:
+        source = "builtin+config" if conf["configured"] else "builtin"
+    entry: dict[str, Any] = {
+        "id": provider_id,
+        "source": source,
+        "transport": conf["transport"],
+        "supported": conf["problem"] is None,
+        "base_url": conf["base_url"],
+        "settings_sources": conf["sources"],
+    }
+    if conf["problem"] is not None:
         return {
             **entry,
-            "transport": transport,
-            "supported": False,
-            "diagnostic": why,
-            "failure_kind": "unsupported_transport",
+            "diagnostic": conf["problem"]["message"],
+            "hint": conf["problem"]["hint"],
+            "failure_kind": "unsupported_transport",  # what a turn would record
         }
-    base_url, env, present = _endpoint(provider_id, target, table)
-    entry.update(
-        {
-            "transport": _TRANSPORT_NAMES[target],
-            "supported": True,
-            "base_url": base_url,
-            "credential_env": env,
-            "credentials_required": env is not None,
-            "credentials_present": present,
-        }
-    )
-    if not base_url:
-        entry.update(
-            {
-                "supported": False,
-                "diagnostic": "no base_url configured",
-                "failure_kind": "unsupported_transport",
-            }
-        )
-    return entry
+    status = resolve.provider_credentials(provider_id, conf)
+    return {
+        **entry,
+        "credential_env": status["api_key_env"],
+        "credentials_required": status["api_key_env"] is not None
+        or conf["transport"] == "openai_codex_stream",
+        "credentials_present": status["present"],
+        "credential_source": status["source"],
+    }
 
 
 def provider_doctor() -> dict[str, Any]:
     tables = config.get("providers", {})
     tables = tables if isinstance(tables, dict) else {}
-    providers = [
-        _entry(
-            pid,
-            tables.get(pid) if isinstance(tables.get(pid), dict) else {},
-            "builtin+config" if pid in tables else "builtin",
-        )
-        for pid in resolve.TRANSPORTS
-    ]
-    providers += [
-        _entry(pid, table if isinstance(table, dict) else {}, "config")
-        for pid, table in tables.items()
-        if pid not in resolve.TRANSPORTS
-    ]
+    configured = [pid for pid in tables if pid not in resolve.BUILTIN and pid != "scripted"]
+    providers = [_entry(pid) for pid in [*resolve.BUILTIN, *configured]]
     providers.append(
         {
             "id": "scripted",
@@ -145,6 +81,7 @@ def provider_doctor() -> dict[str, Any]:
             "credential_env": None,
             "credentials_required": False,
             "credentials_present": True,
+            "credential_source": None,
         }
     )
     return {"providers": providers, "retry_policy": retry_policy()}

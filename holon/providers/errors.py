@@ -27,6 +27,7 @@ import time
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+from holon import keys
 from holon.model.conversation import ProviderFailure
 
 REDACTED = "[REDACTED]"
@@ -59,6 +60,16 @@ class Probe:
 
     def hooks(self) -> dict[str, list]:
         return {"request": [self.on_request], "response": [self.on_response]}
+
+
+def missing_key(provider: str, key_env: str, model_ref: str) -> ProviderFailure:
+    """A request whose key is in neither the environment nor the keys file: fail before sending,
+    naming both ways to provide it."""
+    return ProviderFailure(
+        "missing_credentials",
+        f"{provider}: no {key_env} for {model_ref}; {keys.how_to_set(key_env)}",
+        diagnostics={"stage": "credentials", "credential_env": key_env},
+    )
 
 
 def redact(text: str, secrets: tuple[str, ...] = ()) -> str:

@@ -11,6 +11,7 @@ import json
 import os
 from typing import Any
 
+from holon import keys
 from holon.model.conversation import (
     AssistantItem,
     PromptFrame,
@@ -31,25 +32,36 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
 def sdk_client(
-    api_key: str,
+    api_key: str | None,
     base_url: str,
     timeout_s: float,
     probe: errors.Probe,
     headers: dict[str, str] | None = None,
 ) -> Any:
     """An `openai.OpenAI` client with SDK retries off, an explicit timeout and the probe's event
-    hooks."""
+    hooks. Without a key (an endpoint that takes none) pass `no_auth()` as a request's
+    extra_headers, so that no Authorization header is sent."""
     import openai
 
     http = openai.DefaultHttpxClient(timeout=timeout_s, event_hooks=probe.hooks())
     return openai.OpenAI(
-        api_key=api_key,
+        api_key=api_key or "unused",
         base_url=base_url,
         timeout=timeout_s,
         max_retries=0,
         http_client=http,
         default_headers=headers,
     )
+
+
+def no_auth(api_key: str | None) -> dict[str, Any] | None:
+    """A request's extra_headers: none with a key; without one, the Authorization header
+    omitted."""
+    if api_key:
+        return None
+    import openai
+
+    return {"Authorization": openai.Omit()}
 
 
 def sdk_errors() -> tuple[type[BaseException], ...]:
@@ -363,13 +375,12 @@ def snapshot(
 class OpenAIResponsesProvider:
     name = "openai"
 
-    def __init__(self, model_ref: str, config: dict[str, Any]) -> None:
+    def __init__(self, model_ref: str, settings: dict[str, Any]) -> None:
+        """`settings`: the provider's effective settings (holon.providers.resolve.settings)."""
         self.model_ref = model_ref
-        self.key_env = str(config.get("api_key_env") or "OPENAI_API_KEY")
-        self.base_url = str(
-            config.get("base_url") or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-        )
-        self.incremental = bool(config.get("incremental_responses")) or (
+        self.key_env: str | None = settings.get("api_key_env")
+        self.base_url = str(settings["base_url"])
+        self.incremental = bool(settings.get("options", {}).get("incremental_responses")) or (
             os.environ.get("HOLON_OPENAI_INCREMENTAL") == "1"
         )
         self.continuation_path: Any = None
@@ -381,13 +392,9 @@ class OpenAIResponsesProvider:
             self.continuation_path = path
 
     def complete(self, request: ProviderRequest) -> ProviderResponse:
-        api_key = os.environ.get(self.key_env)
-        if not api_key:
-            raise ProviderFailure(
-                "missing_credentials",
-                f"openai: set {self.key_env} to use {self.model_ref}",
-                diagnostics={"stage": "credentials", "credential_env": self.key_env},
-            )
+        api_key = keys.lookup(self.key_env) if self.key_env else None
+        if self.key_env and not api_key:
+            raise errors.missing_key("openai", self.key_env, self.model_ref)
         params = request_params(request)
         params["max_output_tokens"] = request.max_output_tokens
         path = self.continuation_path
@@ -411,15 +418,23 @@ class OpenAIResponsesProvider:
                 write_json(path, saved, mode=0o600)
         return response
 
-    def _send(self, api_key: str, params: dict[str, Any], timeout_s: float) -> ProviderResponse:
+    def _send(
+        self, api_key: str | None, params: dict[str, Any], timeout_s: float
+    ) -> ProviderResponse:
         probe = errors.Probe()
         client = sdk_client(api_key, self.base_url, timeout_s, probe)
         try:
-            raw = client.responses.with_raw_response.create(**params)
+            raw = client.responses.with_raw_response.create(
+                **params, extra_headers=no_auth(api_key)
+            )
             data = json.loads(raw.http_response.text)
         except sdk_errors() as exc:
             raise errors.from_exception(
-                exc, provider="openai", probe=probe, url=self.base_url, secrets=(api_key,)
+                exc,
+                provider="openai",
+                probe=probe,
+                url=self.base_url,
+                secrets=(api_key,) if api_key else (),
             ) from None
         finally:
             client.close()
@@ -433,5 +448,5 @@ def _forget(path: Any) -> None:
         pass
 
 
-def factory(model_ref: str, provider_config: dict[str, Any]) -> OpenAIResponsesProvider:
-    return OpenAIResponsesProvider(model_ref, provider_config)
+def factory(model_ref: str, settings: dict[str, Any]) -> OpenAIResponsesProvider:
+    return OpenAIResponsesProvider(model_ref, settings)

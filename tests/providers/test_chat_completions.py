@@ -18,6 +18,7 @@ from holon.model.conversation import (
     UserItem,
 )
 from holon.providers import chat_completions as cc
+from holon.providers.resolve import settings
 
 
 def request(conversation, tools=TOOLS) -> ProviderRequest:
@@ -30,16 +31,25 @@ def request(conversation, tools=TOOLS) -> ProviderRequest:
     )
 
 
+def effective(conf):
+    return conf["transport"], conf["base_url"], conf["api_key_env"]
+
+
 def test_settings_merge_builtin_defaults_and_the_table():
-    assert cc.settings("ollama", {}) == {
-        "transport": cc.TRANSPORT,
-        "base_url": "http://127.0.0.1:11434/v1",
-        "api_key_env": None,
-    }
-    merged = cc.settings("deepseek", {"base_url": "http://proxy/v1", "api_key_env": None})
-    assert merged["base_url"] == "http://proxy/v1"
-    assert merged["api_key_env"] == "DEEPSEEK_API_KEY"  # a None in the table overrides nothing
-    assert cc.settings("mine", {"base_url": "u"}) == {"transport": cc.TRANSPORT, "base_url": "u"}
+    import os
+
+    from holon import config
+
+    assert effective(settings("ollama")) == (cc.TRANSPORT, "http://127.0.0.1:11434/v1", None)
+    with open(os.path.join(os.environ["HOLON_HOME"], "config.toml"), "w", encoding="utf-8") as f:
+        f.write(
+            '[providers.deepseek]\nbase_url = "http://proxy/v1"\n'
+            '[providers.mine]\ntransport = "openai_chat_completions"\nbase_url = "u"\n'
+        )
+    config.reset()
+    # a key the table does not set keeps its default
+    assert effective(settings("deepseek")) == (cc.TRANSPORT, "http://proxy/v1", "DEEPSEEK_API_KEY")
+    assert effective(settings("mine")) == (cc.TRANSPORT, "u", None)
 
 
 def test_messages_payload_lowers_every_item_kind():
@@ -205,7 +215,7 @@ def test_failures_before_any_request(monkeypatch):
         cc.factory("mystery/m", {"api_key_env": "K"})
     assert info.value.kind == "unsupported_transport"
     assert info.value.diagnostics["missing"] == "base_url"
-    provider = cc.factory("openrouter/some-model", {})
+    provider = cc.factory("openrouter/some-model", settings("openrouter"))
     assert provider.base_url == "https://openrouter.ai/api/v1"
     monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
     with pytest.raises(ProviderFailure) as info:

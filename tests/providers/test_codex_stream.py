@@ -10,6 +10,7 @@ from provider_kits import FRAME, PATCH_TEXT, TOOLS
 
 from holon.model.conversation import ProviderFailure, ProviderRequest, UserItem
 from holon.providers import codex_stream as codex
+from holon.providers.resolve import settings
 
 REQUEST = ProviderRequest(
     model_ref="openai-codex/gpt-x",
@@ -145,7 +146,7 @@ def codex_home(tmp_path, monkeypatch):
 def test_credentials_from_the_environment_first(codex_home, monkeypatch):
     (codex_home / "auth.json").write_text(json.dumps({"tokens": {"access_token": "file"}}))
     monkeypatch.setenv(codex.TOKEN_ENV, "from-env")
-    assert codex.credentials() == ("from-env", None, codex.TOKEN_ENV)
+    assert codex.credentials() == ("from-env", None, "environment")
 
 
 def test_credentials_from_the_codex_auth_file(codex_home):
@@ -168,15 +169,22 @@ def test_auth_file_defaults_to_home(tmp_path, monkeypatch):
 
 
 def test_base_url_precedence(monkeypatch):
-    assert codex.base_url({}) == codex.DEFAULT_BASE_URL
-    assert codex.base_url({"base_url": "http://cfg"}) == "http://cfg"
+    import os
+
+    from holon import config
+
+    assert settings("openai-codex")["base_url"] == codex.DEFAULT_BASE_URL
+    with open(os.path.join(os.environ["HOLON_HOME"], "config.toml"), "w", encoding="utf-8") as f:
+        f.write('[providers.openai-codex]\nbase_url = "http://cfg"\n')
+    config.reset()
+    assert settings("openai-codex")["base_url"] == "http://cfg"
     monkeypatch.setenv("OPENAI_CODEX_BASE_URL", "http://env")
-    assert codex.base_url({"base_url": "http://cfg"}) == "http://env"
-    assert codex.factory("openai-codex/m", {}).base_url == "http://env"
+    assert settings("openai-codex")["base_url"] == "http://env"
+    assert codex.factory("openai-codex/m", settings("openai-codex")).base_url == "http://env"
 
 
 def test_missing_token_fails_before_any_request(codex_home):
     with pytest.raises(ProviderFailure) as info:
-        codex.factory("openai-codex/gpt-x", {}).complete(REQUEST)
+        codex.factory("openai-codex/gpt-x", settings("openai-codex")).complete(REQUEST)
     assert info.value.kind == "missing_credentials"
     assert codex.TOKEN_ENV in info.value.message and str(codex_home) in info.value.message

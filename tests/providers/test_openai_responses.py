@@ -262,11 +262,18 @@ def test_failed_response_diagnostics():
 
 
 def test_provider_config_and_missing_key(monkeypatch):
+    import os
+
+    from holon import config
+    from holon.providers.resolve import settings
+
     monkeypatch.setenv("OPENAI_BASE_URL", "http://env.example/v1")
-    provider = responses.factory("openai/gpt-x", {})
+    provider = responses.factory("openai/gpt-x", settings("openai"))
     assert provider.base_url == "http://env.example/v1" and provider.key_env == "OPENAI_API_KEY"
-    table = {"base_url": "http://cfg/v1", "api_key_env": "MY_KEY"}
-    provider = responses.factory("openai/gpt-x", table)
+    with open(os.path.join(os.environ["HOLON_HOME"], "config.toml"), "w", encoding="utf-8") as f:
+        f.write('[providers.openai]\nbase_url = "http://cfg/v1"\napi_key_env = "MY_KEY"\n')
+    config.reset()
+    provider = responses.factory("openai/gpt-x", settings("openai"))
     assert provider.base_url == "http://cfg/v1" and provider.key_env == "MY_KEY"
     with pytest.raises(ProviderFailure) as info:
         provider.complete(request([UserItem(text="hi")]))
