@@ -35,15 +35,16 @@ from typing import Any
 from holon import clock, config
 from holon.agent.handle import Agent
 from holon.errors import InvalidInput, NotRunnable, UsageError
+from holon.home import settings
 from holon.home.layout import Home
 from holon.ids import new_id
 from holon.model.messages import MessageEnvelope
 from holon.store import jsonl
-from holon.store.atomic import read_json
 
 DEFAULT_MAX_BODY_BYTES = 256 * 1024
 ENQUEUE_KINDS = ("channel_event", "webhook_event", "timer_tick", "system_tick")
 EXTERNAL_INGRESS = {"cli_prompt", "run_once", "enqueue", "trigger"}
+TEXT_CHECKED_INGRESS = {"cli_prompt", "run_once", "enqueue"}  # an empty text body is refused
 
 _TRIGGER_KIND = {
     "operator_prompt": "operator_input",
@@ -176,6 +177,18 @@ def check_body(body: dict[str, Any]) -> None:
         )
 
 
+def check_text(body: dict[str, Any], ingress: str) -> None:
+    """An operator prompt or an enqueued text body must say something."""
+    if body.get("type") != "text" or str(body.get("text") or "").strip():
+        return
+    hint = (
+        "pass non-empty --text, or --json-body"
+        if ingress == "enqueue"
+        else "give the prompt text as an argument, or `-` to read it from stdin"
+    )
+    raise UsageError("the message text is empty", kind="empty_prompt", hint=hint)
+
+
 def admit(
     home: Home,
     ingress: str,
@@ -190,9 +203,13 @@ def admit(
     work_item_id: str | None = None,
     task_id: str | None = None,
     source_refs: dict[str, str] | None = None,
+    model_ref: str | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
-    """Validate, derive provenance, log, and queue one message. Returns the admitted envelope."""
+    """Validate, derive provenance, log, and queue one message. Returns the admitted envelope.
+
+    `model_ref` is the model an operator chose for this message, or the one the turn that caused
+    it ran with (see MessageEnvelope.model_ref)."""
     profile = _PROFILES.get((ingress, kind))
     if profile is None:
         valid = ", ".join(k for (i, k) in _PROFILES if i == ingress) or "none"
@@ -203,6 +220,8 @@ def admit(
         )
     if ingress in EXTERNAL_INGRESS:
         check_runnable(home)
+    if ingress in TEXT_CHECKED_INGRESS:
+        check_text(body, ingress)
     check_body(body)
     trust, authority, surface, context = profile
     refs = dict(source_refs or {})
@@ -228,6 +247,7 @@ def admit(
             admission_context=context,
             correlation_id=correlation_id,
             causation_id=causation_id,
+            model_ref=model_ref or None,
         )
     except ValueError as exc:
         raise InvalidInput(
@@ -257,7 +277,7 @@ def admit(
 
 
 def check_runnable(home: Home) -> None:
-    state = read_json(home.state_json, {}) or {}
+    state = settings.lenient(home)  # the run state with the operator's settings applied
     if state.get("status") == "stopped":
         raise NotRunnable(
             f"agent {home.agent_id} is stopped and does not accept new messages",

@@ -24,6 +24,16 @@ def effective_model(agent: Agent, override: str | None = None) -> tuple[str | No
     return config.default_model(), "runtime_default"
 
 
+def turn_model(agent: Agent, message_id: str | None) -> str | None:
+    """The model an operator chose for the running turn of `message_id` (a tick's --model, else
+    the one its message carries), or None: the messages that turn causes carry it."""
+    if not message_id:
+        return None
+    inflight = agent.state().inflight.get(message_id) or {}
+    ref = inflight.get("model_ref")
+    return ref if isinstance(ref, str) and ref else None
+
+
 def model_state(agent: Agent) -> dict[str, object]:
     """The `model` part of the status document."""
     default = config.default_model()

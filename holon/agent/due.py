@@ -1,7 +1,9 @@
 """Is there anything for a tick to do? Answered from directory listings and one tiny file.
 
 This is the idle hot path under cron: stdlib only, no JSON parsing of state,
-no locks. It errs towards "due" — a tick that finds nothing is harmless.
+no locks. It errs towards "due" — a tick that finds nothing is harmless. A
+message deferred after a provider outage carries its not-before time in its
+file name and is not due before then.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import os
 from holon import clock
 from holon.home.layout import Home
 from holon.procs import alive
+from holon.store.queue import not_before_of
 
 
 def _nonempty(path: os.PathLike) -> bool:
@@ -21,11 +24,27 @@ def _nonempty(path: os.PathLike) -> bool:
         return False
 
 
+def _ready(path: os.PathLike, now: float) -> bool:
+    """Does `path` (queue/new) hold a message that may run now (not deferred past `now`)?"""
+    try:
+        with os.scandir(path) as it:
+            for e in it:
+                if e.name.startswith("."):
+                    continue
+                at = not_before_of(e.name)
+                if at is None or at <= now:
+                    return True
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    return False
+
+
 def due_reasons(home: Home) -> list[str]:
     """Why a tick should run for `home` (empty list: idle)."""
     new, cur, wake_hint, next_due_file, tasks_active = home.idle_files
     reasons = []
-    if _nonempty(new):
+    now = clock.now_ts()
+    if _ready(new, now):
         reasons.append("queued_messages")
     if _nonempty(cur):
         reasons.append("interrupted_messages")
@@ -34,7 +53,7 @@ def due_reasons(home: Home) -> list[str]:
     try:
         with open(next_due_file, "rb") as fh:
             next_due = float(fh.read().strip() or b"inf")
-        if next_due <= clock.now_ts():
+        if next_due <= now:
             reasons.append("timer_due")
     except (FileNotFoundError, ValueError):
         pass

@@ -1,5 +1,8 @@
 """`.holon/next_due`: the earliest moment a tick has runtime-owned work (epoch seconds as text).
 
+That is a timer, a work-item recheck, the not-before of a deferred message or
+a continuable closure.
+
 Refreshed at the edges, never from inside the stores: after each turn (before
 its message is done), at the end of a tick, and at the end of every operator
 command that changes timers, work items, status or closure. So `holon tick --all`
@@ -15,15 +18,24 @@ import os
 
 from holon import clock
 from holon.agent import timers, workitems
+from holon.home import settings
 from holon.home.layout import Home
-from holon.store.atomic import read_json, write_text
+from holon.store.atomic import write_text
 
 
 def compute(home: Home) -> float | None:
+    """The earliest of: the next timer, the next work-item recheck, the not-before of a message
+    deferred after a provider outage, and now when a continuable closure waits for activation."""
     candidates = [
-        t for t in (timers.next_fire(home), workitems.next_recheck(home)) if t is not None
+        t
+        for t in (
+            timers.next_fire(home),
+            workitems.next_recheck(home),
+            home.queue.next_not_before(),
+        )
+        if t is not None
     ]
-    state = read_json(home.state_json, {}) or {}
+    state = settings.lenient(home)
     closure = state.get("closure") or {}
     if (
         closure.get("outcome") == "continuable"

@@ -105,9 +105,11 @@ def create(
     guard: str | None = None,
     timer_id: str | None = None,
     source: str = "operator",
+    model_ref: str | None = None,
 ) -> dict[str, Any]:
     """A new timer file (replacing one of the same id): once `after` a duration or `at` a time,
-    `every` interval, or on a `cron` schedule in `tz`."""
+    `every` interval, or on a `cron` schedule in `tz`. `model_ref`: the model the turn that set
+    it ran with, carried by the messages it fires."""
     if sum(x is not None for x in (after, every, cron, at)) != 1:
         raise UsageError(
             "give exactly one of --after, --every or --cron",
@@ -126,6 +128,8 @@ def create(
         "fired_count": 0,
         "last_fired_at": None,
     }
+    if model_ref:
+        timer["model_ref"] = model_ref
     if after is not None or at is not None:
         timer.update(
             schedule="once", due_ts=at if at is not None else now + parse_duration(after or "")

@@ -18,6 +18,7 @@ from holon import clock
 from holon.agent import wakehints
 from holon.agent.handle import Agent
 from holon.errors import HolonError, NotRunnable, UsageError
+from holon.home import settings
 from holon.home.layout import Home
 from holon.ids import new_id
 from holon.paths import holon_home
@@ -148,7 +149,7 @@ def deliver(
             or data.get("status") != "active"
         ):
             raise _refuse()
-        state = read_json(home.state_json, {}) or {}
+        state = settings.lenient(home)
         if state.get("status") == "stopped":
             raise NotRunnable(
                 f"agent {home.agent_id} is stopped and does not accept trigger deliveries",

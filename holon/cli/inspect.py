@@ -29,7 +29,12 @@ def status_cmd(agent: str, as_json: bool) -> None:
         f"status:   {summary['status']}"
         + (f" · closure {closure.get('outcome')}" if closure else ""),
         f"queue:    {summary['queue']['pending']} pending, {summary['queue']['in_progress']} in "
-        f"progress, {summary['queue']['dead_letters']} dead letters",
+        f"progress, {summary['queue']['dead_letters']} dead letters"
+        + (
+            f", {q['deferred']} deferred until {q['next_not_before']} (provider outage)"
+            if (q := summary["queue"]).get("deferred")
+            else ""
+        ),
         f"tasks:    {summary['tasks']['active']} active",
         f"model:    {summary['model']['effective_model'] or '(none)'} "
         f"({summary['model']['source']})",

@@ -16,7 +16,11 @@ PRIORITIES = click.Choice(["interject", "next", "normal", "background"])
 @click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON document with the turn result."
 )
-@click.option("--model", help="Model ref for the ticks this command runs (provider/model).")
+@click.option(
+    "--model",
+    help="Model ref (provider/model) for this prompt and the work it causes (its follow-ups, "
+    "timer wakes and task results); the ticks this command runs use it too.",
+)
 @click.option("--priority", type=PRIORITIES, default="normal", show_default=True)
 def prompt_cmd(
     agent: str, text: str | None, no_wait: bool, as_json: bool, model: str | None, priority: str
@@ -74,6 +78,10 @@ def _finish(outcome: dict, as_json: bool) -> None:
         click.echo(outcome.get("final_text") or "", nl=bool(outcome.get("final_text")))
         summary = (outcome.get("failure_artifact") or {}).get("summary", "turn failed")
         click.echo(f"holon: turn_failed: {summary}", err=True)
+    elif outcome.get("status") == "deferred":
+        artifact = outcome.get("failure_artifact") or {}
+        summary = artifact.get("summary", "the provider was unavailable")
+        click.echo(f"holon: turn_deferred: {summary}", err=True)
     elif outcome.get("status") in ("paused", "stopped", "pending"):
         pass
     else:

@@ -169,6 +169,13 @@ class MessageEnvelope(_Strict):
     correlation_id: str | None = None
     causation_id: str | None = None
     delivery_attempts: int = 0
+    # the model an operator chose for this message (`--model`); the messages its turn causes carry
+    # it too. Precedence when it runs: a tick's --model, this, the agent's override, the default
+    model_ref: str | None = None
+    # a provider outage deferred the message this many times; it is not claimed before not_before
+    # (ISO-8601, also carried in its queue file name, see holon.store.queue)
+    provider_retries: int = 0
+    not_before: str | None = None
 
     def body_text(self) -> str:
         """The body as text for the model: text as is, JSON pretty-printed, brief with its title."""

@@ -7,19 +7,19 @@ import tempfile
 from typing import Any
 
 from holon import config
-from holon.agent import admission
+from holon.agent import admission, budget
 from holon.agent.handle import Agent
 from holon.errors import UsageError
 from holon.home import registry
 from holon.home.init import init_home, materialise, resolve_template
 from holon.home.layout import Home
+from holon.providers import resolve
 from holon.runtime.tick import tick
-from holon.runtime.turn import context
 from holon.store import jsonl
 
 NO_MODEL_HINT = (
-    "set HOLON_MODEL (e.g. scripted/path/to/script.jsonl), `model` in $HOLON_HOME/config.toml, "
-    "or pass --model"
+    "pass --model provider/model, run `holon model set {agent} provider/model`, or set "
+    '`model = "provider/model"` in $HOLON_HOME/config.toml (or HOLON_MODEL)'
 )
 
 
@@ -32,22 +32,42 @@ def prompt(
     priority: str = "normal",
     ingress: str = "cli_prompt",
 ) -> dict[str, Any]:
+    """Admit an operator prompt (after the checks a turn would otherwise fail on) and, with
+    `wait`, tick until it is settled. The message carries `model`, and so does the work it
+    causes."""
     agent = Agent(home)
     admission.check_runnable(home)
-    if wait and context.model_chain(agent, model) is None:
-        raise UsageError("no model is configured", kind="no_model_configured", hint=NO_MODEL_HINT)
+    body = admission.text_body(text)
+    admission.check_text(body, ingress)
+    check_model(agent, model)
     env = admission.admit(
-        home, ingress, "operator_prompt", admission.text_body(text), priority=priority
+        home, ingress, "operator_prompt", body, priority=priority, model_ref=model
     )
     if not wait:
         return {"agent_id": home.agent_id, "message_id": env["id"], "status": "queued"}
     return settle_message(agent, env["id"], model)
 
 
+def check_model(agent: Agent, model: str | None) -> str:
+    """The model a turn of this agent would run with (--model, the agent's override, the
+    default), after the checks that need no network (a malformed ref, an unknown provider, a
+    missing key or script); refused when there is none."""
+    ref, _ = budget.effective_model(agent, model)
+    if not ref:
+        raise UsageError(
+            f"no model is configured for {agent.id}",
+            kind="no_model_configured",
+            hint=NO_MODEL_HINT.format(agent=agent.id),
+        )
+    resolve.preflight(ref, home=agent.home.root)
+    return ref
+
+
 def settle_message(agent: Agent, message_id: str, model: str | None) -> dict[str, Any]:
     """Tick until `message_id` has been processed (by us or a concurrent tick) and describe the
     result."""
     found = None
+    queue = agent.home.queue
     for _ in range(10_000):
         report = tick(agent.home, until_idle=True, model=model, wait=True)
         found = next(
@@ -55,8 +75,8 @@ def settle_message(agent: Agent, message_id: str, model: str | None) -> dict[str
         ) or _from_ledgers(agent, message_id)
         if found is not None or report.outcome in ("paused", "stopped"):
             break
-        if not agent.home.queue.has_pending() and not agent.home.queue.in_progress():
-            found = _from_ledgers(agent, message_id)
+        if not queue.has_ready() and not queue.in_progress():  # what is left waits for later
+            found = _from_ledgers(agent, message_id) or _deferred(agent, message_id)
             break
     if found is None:
         status = agent.state().status.value
@@ -71,7 +91,29 @@ def settle_message(agent: Agent, message_id: str, model: str | None) -> dict[str
         }
     out = {"agent_id": agent.id, **found}
     out["exit_code"] = 0 if found["status"] == "completed" else 1
+    if found["status"] == "deferred":
+        out["hint"] = (
+            f"the prompt stays queued and runs again after {found['not_before']}, when a tick "
+            f"runs (`holon tick {agent.id}`, or the scheduler); see `holon status {agent.id}`"
+        )
+    elif found.get("note"):
+        out["hint"] = found["note"]
     return out
+
+
+def _deferred(agent: Agent, message_id: str) -> dict[str, Any] | None:
+    """The message, if it waits in the queue for a retry after a provider outage."""
+    for name, _ in agent.home.queue.deferred():
+        record = agent.home.queue.read_new(name) or {}
+        if record.get("id") == message_id:
+            return {
+                "message_id": message_id,
+                "status": "deferred",
+                "final_text": "",
+                "not_before": record.get("not_before"),
+                "provider_retries": record.get("provider_retries"),
+            }
+    return None
 
 
 def _from_ledgers(agent: Agent, message_id: str) -> dict[str, Any] | None:
@@ -107,6 +149,11 @@ def run_once(
                 shutil.rmtree(tmp, ignore_errors=True)
         if keep:
             out["home"] = str(home.root)
+        elif out["status"] in ("deferred", "failed") and out.get("hint"):
+            out["hint"] = (
+                "the temporary agent is removed with its queue: run it again later, or use "
+                "--keep or --agent to keep the message queued"
+            )
         return out
     try:
         home = registry.resolve(agent_id)

@@ -46,6 +46,9 @@ def agent_summary(home: Home) -> dict[str, Any]:
             "pending": len(queue.pending()),
             "in_progress": len(queue.in_progress()),
             "dead_letters": len(queue.dead_letters()),
+            # put back after a provider outage, each with its not-before time
+            "deferred": len(deferred := queue.deferred()),
+            "next_not_before": clock.iso(min(t for _, t in deferred)) if deferred else None,
         },
         "tasks": {"active": _count(home.tasks_active)},
         "current_work_item_id": state.current_work_item_id,

@@ -49,10 +49,17 @@ def _rechecks(agent: Agent) -> list[str]:
             priority="background",
             work_item_id=rec["id"],
             metadata={"reason": "work_item_recheck"},
+            model_ref=_carried_model(agent),
         )
         workitems.append(agent, {**rec, "recheck_consumed_at": clock.now_iso()})
         out.append(env["id"])
     return out
+
+
+def _carried_model(agent: Agent) -> str | None:
+    """The model the last settled turn was chosen to run with: the work it left behind (rechecks,
+    keep-working) runs with it too."""
+    return (agent.state().closure or {}).get("model_ref")
 
 
 def _activate(agent: Agent) -> list[str]:
@@ -85,6 +92,7 @@ def _activate(agent: Agent) -> list[str]:
         source="work_queue",
         work_item_id=rec["id"],
         metadata={"reason": signal["reactivation_mode"]},
+        model_ref=closure.get("model_ref"),
     )
 
     def consumed(s: Any) -> None:

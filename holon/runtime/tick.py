@@ -5,8 +5,13 @@
    queue/cur/ to new/ with delivery_attempts + 1 (dead-letter past the limit),
    recover tasks whose supervisor died
 3. fire due timers, recheck reminders and pending wake hints into the queue
-4. dequeue by priority band then admission order; run the turn; settle
+4. dequeue by priority band then admission order (a deferred message waits for
+   its not-before time); run the turn; settle
 5. with until_idle, repeat from 3
+
+A turn whose provider is unavailable puts its message back with a not-before
+time (exponential backoff, see holon.runtime.turn.outage) and resumes later;
+a permanent provider failure, or the retry limit, dead-letters it.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from holon.home.layout import Home
 from holon.model.messages import MessageEnvelope
 from holon.model.records import AgentState, AgentStatus
 from holon.runtime import scheduler
-from holon.runtime.turn import closure, loop
+from holon.runtime.turn import closure, loop, outage
 from holon.runtime.turn.state import TurnResult
 from holon.store.locks import FileLock, LockBusy
 from holon.tasks import recovery
@@ -39,6 +44,7 @@ class TickReport:
     turns: list[dict[str, Any]] = field(default_factory=list)
     recovered: list[str] = field(default_factory=list)
     dead_lettered: list[str] = field(default_factory=list)
+    deferred: list[dict[str, Any]] = field(default_factory=list)
     fired: list[str] = field(default_factory=list)
     liveness: list[str] = field(default_factory=list)
     error: str | None = None
@@ -70,6 +76,7 @@ def tick(
         report.outcome = "busy"
         return report
     try:
+        outage.check_settings()
         agent = Agent(home)
         recover(agent, report)
         turns = 0
@@ -124,6 +131,8 @@ def _run_one(
         and state.last_continuation.get("message_id") == run_id
         else closure.resolve_continuation(state.closure, message)
     )
+    if inflight:  # its turn began (then crashed, or was deferred): it goes on as a turn
+        continuation = {**continuation, "model_visible": True}
     if not continuation["model_visible"]:
         _liveness_only(agent, name, message, continuation, report)
         return
@@ -138,11 +147,22 @@ def _run_one(
             s.bound_work_item_id = s.current_work_item_id
 
     agent.update_state(running)
-    result = loop.run(agent, message, model=model)
-    nextdue.refresh(
-        agent.home
-    )  # before the message is done: a crash here redelivers it, and that tick refreshes
-    agent.home.queue.done(name)
+    can_defer = message.provider_retries < outage.max_provider_retries()
+    result = loop.run(agent, message, model=model, can_defer=can_defer, queue_file=name)
+    if result.status == "deferred":
+        _defer(agent, name, message, result, report)
+    else:
+        # before the message is done: a crash here redelivers it, and that tick refreshes
+        nextdue.refresh(agent.home)
+        if result.dead_letter:
+            kind = (result.failure_artifact or {}).get("kind", "failure")
+            reason = f"because its provider failed for good ({kind})"
+            if message.provider_retries:
+                reason += f" after {message.provider_retries} deferred retries"
+            record = outage.for_dead_letter(message)
+            _dead_letter(agent, name, record, report, reason=reason, brief=False)
+        else:
+            agent.home.queue.done(name)
 
     def idle(s: AgentState) -> None:
         s.current_run_id = None
@@ -153,6 +173,16 @@ def _run_one(
     agent.update_state(idle)
     report.outcome = "ran"
     report.turns.append(_turn_summary(result))
+
+
+def _defer(
+    agent: Agent, name: str, message: MessageEnvelope, result: TurnResult, report: TickReport
+) -> None:
+    deferral = outage.defer(agent, name, message, result)
+    report.deferred.append(deferral)
+    result.extra.update(
+        not_before=deferral["not_before"], provider_retries=deferral["provider_retries"]
+    )
 
 
 def _liveness_only(
@@ -222,6 +252,11 @@ def recover(agent: Agent, report: TickReport) -> None:
         except ValidationError as exc:  # it would fail every later tick at its claim
             _dead_letter(agent, name, record, report, reason=_not_an_envelope(exc))
             continue
+        not_before = outage.deferral_in_progress(record)
+        if not_before is not None:  # the tick died deferring it: finish that, no attempt counted
+            queue.release(name, not_before)
+            agent.event("message_deferral_completed", message_id=record["id"])
+            continue
         record["delivery_attempts"] = int(record.get("delivery_attempts") or 0) + 1
         if record["delivery_attempts"] >= delivery_limit():
             _dead_letter(agent, name, record, report)
@@ -239,13 +274,19 @@ def recover(agent: Agent, report: TickReport) -> None:
 
 
 def _dead_letter(
-    agent: Agent, name: str, record: dict[str, Any], report: TickReport, reason: str | None = None
+    agent: Agent,
+    name: str,
+    record: dict[str, Any],
+    report: TickReport,
+    reason: str | None = None,
+    *,
+    brief: bool = True,
 ) -> None:
     """Set a message aside in queue/dead/ with a failure brief (after too many deliveries, or
-    unreadable)."""
+    unreadable); without `brief` when its settled turn already wrote one."""
     message_id = str(record.get("id") or name)
     agent.home.queue.rewrite_cur(name, record)
-    agent.home.queue.dead_letter(name)
+    name = agent.home.queue.dead_letter(name)
     agent.update_state(lambda s: s.inflight.pop(message_id, None))
     attempts = int(record.get("delivery_attempts") or 0)
     reason = reason or f"after {attempts} delivery attempts that did not finish"
@@ -256,6 +297,9 @@ def _dead_letter(
         queue_file=f"queue/dead/{name}",
         reason=reason,
     )
+    report.dead_lettered.append(message_id)
+    if not brief:
+        return
     where = agent.home.queue.dead / name
     agent.brief(
         "failure",
@@ -263,4 +307,3 @@ def _dead_letter(
         f"{where.relative_to(agent.home.root)}",
         related_message_id=message_id,
     )
-    report.dead_lettered.append(message_id)

@@ -113,6 +113,7 @@ def _admit(agent: Agent, timer: dict[str, Any], occurrences: list[float]) -> Non
         admission.text_body("\n".join(lines)),
         source=timer["id"],
         metadata=metadata,
+        model_ref=timer.get("model_ref"),
     )
     timer["fired_count"] = int(timer.get("fired_count", 0)) + 1
     timer["last_fired_at"] = clock.now_iso()

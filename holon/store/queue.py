@@ -5,18 +5,47 @@ dequeue order. A message stays in cur/ while its turn runs and is deleted only
 after the turn's effects are persisted; a crash leaves it in cur/ for the next
 tick to redeliver (at-least-once). Messages past the delivery limit move to
 dead/.
+
+A deferred message (its provider was unreachable) goes back to new/ as
+`<name>@<epoch ms>.json`: it keeps its place in line but is not claimed before
+that time, and the idle check reads the time from the name without opening
+the file.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from pathlib import Path
 
+from holon import clock
 from holon.store.atomic import dumps, fsync_dir, write_bytes
 
 BANDS = {"interject": 0, "next": 1, "normal": 2, "background": 3}
+NOT_BEFORE = "@"  # <name>@<epoch ms>.json: a deferred message, not claimed before that time
+
+
+def not_before_of(name: str) -> float | None:
+    """The not-before time (epoch seconds) a deferred message's file name carries, else None.
+    Stdlib only: the idle check calls it."""
+    stem = name[:-5] if name.endswith(".json") else name
+    head, sep, ms = stem.rpartition(NOT_BEFORE)
+    if not sep or not ms.isdigit():
+        return None
+    return int(ms) / 1000.0
+
+
+def base_name(name: str) -> str:
+    """The file name without its not-before part (the name it was admitted under)."""
+    if not_before_of(name) is None:
+        return name
+    return name[:-5].rpartition(NOT_BEFORE)[0] + ".json"
+
+
+def deferred_name(name: str, not_before: float) -> str:
+    return f"{base_name(name)[:-5]}{NOT_BEFORE}{math.ceil(not_before * 1000)}.json"
 
 
 class Queue:
@@ -78,9 +107,33 @@ class Queue:
         except FileNotFoundError:
             return []
 
-    def claim(self) -> tuple[str, dict] | None:
-        """Move the first message of new/ into cur/ and return it; None when empty."""
+    def deferred(self, now: float | None = None) -> list[tuple[str, float]]:
+        """(name, not-before) of the messages in new/ not to be claimed yet, in queue order."""
+        now = clock.now_ts() if now is None else now
+        out = []
         for name in self.pending():
+            at = not_before_of(name)
+            if at is not None and at > now:
+                out.append((name, at))
+        return out
+
+    def next_not_before(self) -> float | None:
+        """The earliest not-before of a deferred message in new/ (from the names alone)."""
+        times = [t for t in map(not_before_of, self.pending()) if t is not None]
+        return min(times) if times else None
+
+    def has_ready(self, now: float | None = None) -> bool:
+        """Is there a message in new/ that may be claimed now?"""
+        now = clock.now_ts() if now is None else now
+        return any((not_before_of(n) or 0.0) <= now for n in self.pending())
+
+    def claim(self, now: float | None = None) -> tuple[str, dict] | None:
+        """Move the first message of new/ that may run now into cur/ and return it; None when
+        there is none (a deferred message is skipped until its not-before time)."""
+        now = clock.now_ts() if now is None else now
+        for name in self.pending():
+            if (not_before_of(name) or 0.0) > now:
+                continue
             try:
                 os.rename(self.new / name, self.cur / name)
             except FileNotFoundError:
@@ -96,13 +149,26 @@ class Queue:
     def read_cur(self, name: str) -> dict | None:
         return self._load(self.cur / name)
 
+    def read_new(self, name: str) -> dict | None:
+        return self._load(self.new / name)
+
     def rewrite_cur(self, name: str, record: dict) -> None:
         write_bytes(self.cur / name, (dumps(record) + "\n").encode("utf-8"))
 
-    def release(self, name: str) -> None:
-        """Put a claimed message back into new/ (same name: same place in line)."""
-        os.rename(self.cur / name, self.new / name)
+    def release(self, name: str, not_before: float | None = None) -> str:
+        """Put a claimed message back into new/ (same base name: same place in line), not to be
+        claimed before `not_before` when given; returns its name there."""
+        target = base_name(name) if not_before is None else deferred_name(name, not_before)
+        os.rename(self.cur / name, self.new / target)
         fsync_dir(self.new)
+        return target
+
+    def defer(self, name: str, record: dict, not_before: float) -> str:
+        """Rewrite a claimed message (its record carries the deferral), then put it back into new/
+        not to be claimed before `not_before`. A crash between the two leaves the rewritten record
+        in cur/, which recovery releases with the same not-before."""
+        self.rewrite_cur(name, record)
+        return self.release(name, not_before)
 
     def done(self, name: str) -> None:
         try:
@@ -111,9 +177,12 @@ class Queue:
             pass
         fsync_dir(self.cur)
 
-    def dead_letter(self, name: str) -> None:
-        os.rename(self.cur / name, self.dead / name)
+    def dead_letter(self, name: str) -> str:
+        """Move a claimed message to dead/ (under its base name); returns that name."""
+        target = base_name(name)
+        os.rename(self.cur / name, self.dead / target)
         fsync_dir(self.dead)
+        return target
 
     def dead_letters(self) -> list[str]:
         try:

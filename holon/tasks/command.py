@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from holon.agent import budget
+from holon.agent.handle import Agent
 from holon.home.layout import Home
 from holon.ids import new_id
 from holon.store.atomic import write_bytes
@@ -137,6 +139,9 @@ def _promote(
         parent_message_id=parent_message_id,
         wrapper_pid=run_.proc.pid,
     )
+    model_ref = budget.turn_model(Agent(home), parent_message_id)
+    if model_ref:  # the task_result carries the model of the turn that started the task
+        record["model_ref"] = model_ref
     store.save(home, record)
     sup_pid = spawn.start_supervisor(home, task_id, run_)
     record["supervisor_pid"] = sup_pid

@@ -77,5 +77,6 @@ def admit_result(home: Home, record: dict[str, Any]) -> str | None:
         {"type": "json", "value": value},
         task_id=record["id"],
         causation_id=record.get("parent_message_id"),
+        model_ref=record.get("model_ref"),
     )
     return msg["id"]

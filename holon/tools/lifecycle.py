@@ -7,7 +7,7 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from holon import clock
-from holon.agent import admission
+from holon.agent import admission, budget
 from holon.tools.base import SleepEffect, Tool, ToolArgs, ToolContext, ToolEffects, ToolOutput
 
 
@@ -70,6 +70,7 @@ class Enqueue(Tool):
             admission.text_body(args.text),
             priority=args.priority,
             causation_id=ctx.message_id,
+            model_ref=budget.turn_model(ctx.agent, ctx.message_id),
         )
         return ToolOutput(
             f"queued follow-up {env['id']} ({args.priority})",

@@ -62,7 +62,13 @@ def test_status_json_and_text_of_a_fresh_agent(agent):
     doc = ok_json(status_cmd, "a", "--json")
     assert SUMMARY_KEYS <= set(doc)
     assert doc["agent_id"] == "a" and doc["status"] == "awake_idle" and doc["home"] == str(agent)
-    assert doc["queue"] == {"pending": 0, "in_progress": 0, "dead_letters": 0}
+    assert doc["queue"] == {
+        "pending": 0,
+        "in_progress": 0,
+        "dead_letters": 0,
+        "deferred": 0,
+        "next_not_before": None,
+    }
     assert doc["token_usage"]["total"]["input_tokens"] == 0
     lines = ok(status_cmd, "a").stdout.splitlines()
     assert lines[0] == f"agent:    a ({agent})"

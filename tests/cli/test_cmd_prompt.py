@@ -51,7 +51,8 @@ def test_prompt_reads_stdin_and_uses_HOLON_MODEL(agent, script, monkeypatch):
     assert prompts(agent) == ["from stdin\n"]
 
 
-def test_no_wait_only_queues(agent):
+def test_no_wait_only_queues(agent, monkeypatch, script):
+    monkeypatch.setenv("HOLON_MODEL", script({"text": "x"}))
     doc = ok_json(prompt_cmd, "a", "later", "--no-wait", "--json", "--priority", "next")
     assert doc == {"agent_id": "a", "message_id": doc["message_id"], "status": "queued"}
     out = ok(prompt_cmd, "a", "again", "--no-wait").stdout

@@ -43,11 +43,12 @@ def _stop(proc: subprocess.Popen) -> tuple[int, str, str]:
     return proc.returncode, out, err
 
 
-def test_watch_runs_a_queued_prompt_and_exits_on_sigterm(agent, tmp_path):
+def test_watch_runs_a_queued_prompt_and_exits_on_sigterm(agent, tmp_path, monkeypatch):
     from holon.ops import prompt
 
     script = tmp_path / "s.jsonl"
     script.write_text(json.dumps({"text": "watched"}) + "\n")
+    monkeypatch.setenv("HOLON_MODEL", f"scripted/{script}")  # a prompt needs a model to admit
     env = subprocess_env(HOLON_MODEL=f"scripted/{script}")
     proc = _watch("a", env=env)
     try:
@@ -62,11 +63,12 @@ def test_watch_runs_a_queued_prompt_and_exits_on_sigterm(agent, tmp_path):
     assert "Traceback" not in err and agent.queue.depth() == 0
 
 
-def test_quiet_all_prints_nothing(agent, tmp_path):
+def test_quiet_all_prints_nothing(agent, tmp_path, monkeypatch):
     from holon.ops import prompt
 
     script = tmp_path / "s.jsonl"
     script.write_text(json.dumps({"text": "quiet"}) + "\n")
+    monkeypatch.setenv("HOLON_MODEL", f"scripted/{script}")
     proc = _watch("--all", "--quiet", env=subprocess_env(HOLON_MODEL=f"scripted/{script}"))
     try:
         prompt.prompt(agent, "hello", wait=False, model=None)

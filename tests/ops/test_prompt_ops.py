@@ -18,12 +18,23 @@ from holon.runtime.tick import tick
 from holon.store import jsonl
 
 
-def test_no_wait_only_enqueues(agent):
-    out = operator.prompt(agent, "later", wait=False, model=None, priority="background")
+def test_no_wait_only_enqueues_and_the_message_carries_the_model(agent, script):
+    model = script({"text": "x"})
+    out = operator.prompt(agent, "later", wait=False, model=model, priority="background")
     assert out == {"agent_id": "a", "message_id": out["message_id"], "status": "queued"}
     (queued,) = agent.queue.peek_all()
     assert queued["id"] == out["message_id"] and queued["priority"] == "background"
-    assert queued["delivery_surface"] == "cli_prompt"
+    assert queued["delivery_surface"] == "cli_prompt" and queued["model_ref"] == model
+
+
+def test_without_a_model_anywhere_even_no_wait_is_refused(agent, script, monkeypatch):
+    with pytest.raises(UsageError) as err:
+        operator.prompt(agent, "later", wait=False, model=None)
+    assert err.value.kind == "no_model_configured" and "holon model set a" in err.value.hint
+    monkeypatch.setenv("HOLON_MODEL", script({"text": "x"}))
+    operator.prompt(agent, "later", wait=False, model=None)  # the default will do
+    (queued,) = agent.queue.peek_all()
+    assert queued["model_ref"] is None  # not chosen for it: resolved when it runs
 
 
 def test_waiting_without_a_model_is_refused_before_enqueueing(agent):
@@ -34,11 +45,11 @@ def test_waiting_without_a_model_is_refused_before_enqueueing(agent):
 
 
 def test_prompt_waits_for_its_own_turn(agent, script):
-    queued = operator.prompt(agent, "first", wait=False, model=None)
     model = script(
         {"text": "answer one"},
         {"text": "answer two", "usage": {"input_tokens": 3, "output_tokens": 1}},
     )
+    queued = operator.prompt(agent, "first", wait=False, model=model)
     out = operator.prompt(agent, "second", wait=True, model=model)
     assert out["status"] == "completed" and out["exit_code"] == 0
     assert out["final_text"] == "answer two" and out["message_id"] != queued["message_id"]
@@ -65,7 +76,7 @@ def test_stopped_agent_refuses_and_paused_agent_keeps_the_prompt(agent, script):
 
 def test_settle_message_reads_a_turn_another_tick_ran(agent, script):
     model = script({"text": "done elsewhere"}, {"error": {"status": 400}})
-    first = operator.prompt(agent, "one", wait=False, model=None)
+    first = operator.prompt(agent, "one", wait=False, model=model)
     tick(agent, model=model)
     out = operator.settle_message(Agent(agent), first["message_id"], model)
     assert out == {
@@ -77,7 +88,7 @@ def test_settle_message_reads_a_turn_another_tick_ran(agent, script):
         "provider_attempt_timeline": None,
         "exit_code": 0,
     }
-    second = operator.prompt(agent, "two", wait=False, model=None)
+    second = operator.prompt(agent, "two", wait=False, model=model)
     tick(agent, model=model)
     out = operator.settle_message(Agent(agent), second["message_id"], model)
     assert out["status"] == "failed" and out["exit_code"] == 1

@@ -51,7 +51,13 @@ def test_fresh_agent_document(agent):
         "lineage_parent_agent_id": None,
     }
     assert doc["status"] == "awake_idle" and doc["closure"] is None
-    assert doc["queue"] == {"pending": 0, "in_progress": 0, "dead_letters": 0}
+    assert doc["queue"] == {
+        "pending": 0,
+        "in_progress": 0,
+        "dead_letters": 0,
+        "deferred": 0,
+        "next_not_before": None,
+    }
     assert doc["tasks"] == {"active": 0}
     assert doc["model"]["effective_model"] is None and doc["model"]["source"] == "runtime_default"
     assert doc["token_usage"]["total"]["total_tokens"] == 0
@@ -96,7 +102,13 @@ def test_queue_timers_work_items_trigger_and_hint(agent, monkeypatch):
     triggers.rotate(agent)
     wakehints.submit(agent, trigger_id=None, source="ci")
     doc = status.agent_summary(agent)
-    assert doc["queue"] == {"pending": 1, "in_progress": 1, "dead_letters": 1}
+    assert doc["queue"] == {
+        "pending": 1,
+        "in_progress": 1,
+        "dead_letters": 1,
+        "deferred": 0,
+        "next_not_before": None,
+    }
     assert doc["timers"] == [{"id": timer["id"], "schedule": "once", "due_at": clock.iso(T0 + 600)}]
     assert doc["next_due_at"] == clock.iso(T0 + 600)
     assert doc["work_items"] == {"current": 1, "queued_runnable": 1}
@@ -124,3 +136,13 @@ def test_status_command_prints_the_document(agent):
     assert code == 0, err
     doc = json.loads(out)
     assert KEYS <= set(doc) and len(doc["timers"]) == 1
+
+
+def test_a_message_deferred_by_an_outage_is_shown_with_its_time(agent):
+    admission.admit(agent, "enqueue", "system_tick", admission.text_body("later"))
+    name, _ = agent.queue.claim()
+    agent.queue.release(name, 4_102_444_800.0)  # 2100-01-01
+    queue = status.agent_summary(agent)["queue"]
+    assert queue["deferred"] == 1 and queue["next_not_before"].startswith("2100-01-01T00:00:00")
+    code, out, _ = cli("status", "a")
+    assert code == 0 and "1 deferred until 2100-01-01T00:00:00" in out

@@ -8,6 +8,8 @@ from holon import clock
 from holon.agent import admission, control, timers, wakehints, workitems
 from holon.agent.handle import Agent
 from holon.runtime import scheduler
+from holon.runtime.tick import tick
+from holon.store import jsonl
 
 
 def _queued(home) -> list[dict]:
@@ -119,3 +121,24 @@ def test_no_activation_while_messages_wait_or_the_item_cannot_run(agent):
     assert scheduler.fire_due(a) == []  # only an awake idle agent is activated
     a.update_state(lambda s: setattr(s, "status", s.status.__class__("awake_idle")))
     assert len(scheduler.fire_due(a)) == 1
+
+
+def test_rechecks_and_keep_working_carry_the_model_of_the_last_turn(agent, script, monkeypatch):
+    set_now(monkeypatch, T0)
+    a = Agent(agent)
+    model = script({"text": "blocked for now"})
+    admission.admit(agent, "cli_prompt", "operator_prompt", admission.text_body("go"))
+    tick(agent, model=model)  # an operator-chosen model for this turn
+    assert a.state().closure["model_ref"] == model
+    rec = workitems.new_record("a", "Wait for vendor")
+    workitems.set_blocker(rec, "vendor reply", 60_000)
+    workitems.append(a, rec)
+    job = workitems.append(a, workitems.new_record("a", "Queued job"))
+    _continuable(a, job)
+    a.update_state(lambda s: setattr(s, "closure", {**s.closure, "model_ref": model}))
+    (activation,) = scheduler.fire_due(a)
+    set_now(monkeypatch, T0 + 61)
+    agent.queue.claim()
+    (recheck,) = scheduler.fire_due(a, activate=False)
+    carried = {m["id"]: m["model_ref"] for m in jsonl.read(agent.messages)}
+    assert carried[activation] == model and carried[recheck] == model

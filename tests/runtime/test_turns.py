@@ -167,8 +167,8 @@ def test_enqueue_derives_provenance(agent):
     assert r.returncode == 2  # there is no way to pass trust
 
 
-def test_prompt_provenance_is_operator(agent):
-    r = run("prompt", "a", "hi", "--no-wait")
+def test_prompt_provenance_is_operator(agent, script):
+    r = run("prompt", "a", "hi", "--no-wait", "--model", script({"text": "x"}))
     assert r.returncode == 0
     env = json.loads((next((agent.root / ".holon/queue/new").iterdir())).read_text())
     assert (

@@ -158,6 +158,8 @@ def apply_closure(state: AgentState, ts: TurnState, outcome: str, turn: TurnOutc
         state.sleeping_until = None
         posture = "awake"
     closure["runtime_posture"] = posture
+    if ts.model_ref:  # the work this turn leaves (rechecks, keep-working) runs with its model
+        closure["model_ref"] = ts.model_ref
     state.closure = closure
 
 

@@ -16,7 +16,7 @@ from holon.agent.handle import Agent
 from holon.model.conversation import ProviderFailure, ProviderResponse
 from holon.model.messages import MessageEnvelope
 from holon.providers import resolve, runner
-from holon.runtime.turn import context
+from holon.runtime.turn import context, outage
 from holon.runtime.turn.settle import settle_failure, settle_success
 from holon.runtime.turn.state import TurnResult, TurnState, begin, call_key
 from holon.tools import registry
@@ -40,17 +40,26 @@ def max_rounds() -> int:
     return config.env_int("HOLON_MAX_ROUNDS", "runtime.max_rounds", DEFAULT_MAX_ROUNDS)
 
 
-def run(agent: Agent, message: MessageEnvelope, *, model: str | None = None) -> TurnResult:
-    """Run (or resume) one turn for an admitted message and settle it."""
-    ts = begin(agent, message)
+def run(
+    agent: Agent,
+    message: MessageEnvelope,
+    *,
+    model: str | None = None,
+    can_defer: bool = False,
+    queue_file: str | None = None,
+) -> TurnResult:
+    """Run (or resume) one turn for an admitted message and settle it. A provider failure decides
+    what becomes of the message (holon.runtime.turn.outage): with `can_defer`, an outage leaves the
+    turn unsettled (status `deferred`); a permanent failure dead-letters `queue_file`."""
+    ts = begin(agent, message, model=model)
     if ts.settled:
         return settle_success(agent, ts, already=True)
-    chain = context.model_chain(agent, model)
+    chain = context.model_chain(agent, ts.model_ref)
     if chain is None:
         failure = ProviderFailure(
             "no_model_configured", "no model is configured for this agent", category="runtime"
         )
-        return settle_failure(agent, ts, failure, None)
+        return outage.conclude(agent, ts, failure, None, can_defer=can_defer, queue_file=queue_file)
     if not ts.has_context:
         context.record_turn_context(agent, ts)
     while True:
@@ -73,7 +82,9 @@ def run(agent: Agent, message: MessageEnvelope, *, model: str | None = None) -> 
         try:
             response, timeline, timing = _provider_round(agent, ts, chain)
         except runner.RoundFailed as exc:
-            return settle_failure(agent, ts, exc.failure, exc.timeline)
+            return outage.conclude(
+                agent, ts, exc.failure, exc.timeline, can_defer=can_defer, queue_file=queue_file
+            )
         _record_round(agent, ts, response, timeline, timing)
 
 

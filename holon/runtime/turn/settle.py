@@ -67,15 +67,22 @@ def settle_success(agent: Agent, ts: TurnState, *, already: bool = False) -> Tur
             )
         _terminal(agent, ts, "completed")
     if agent.state().last_settled_turn_id != ts.turn_id:
-        apply_effects(agent, outcome.effects)
+        apply_effects(agent, outcome.effects, model_ref=ts.model_ref)
     _commit_state(agent, ts, "completed", outcome)
     _remember(agent, ts, "completed", outcome.work_item_id, outcome.visibility == "work_done")
     return _result(agent, ts, "completed", outcome.brief_text(text), None)
 
 
 def settle_failure(
-    agent: Agent, ts: TurnState, failure: ProviderFailure, timeline: dict[str, Any] | None
+    agent: Agent,
+    ts: TurnState,
+    failure: ProviderFailure,
+    timeline: dict[str, Any] | None,
+    *,
+    note: str | None = None,
 ) -> TurnResult:
+    """Settle the turn as failed; `note` (what becomes of its message) follows the summary in the
+    failure brief."""
     artifact = failure_artifact(failure, timeline).model_dump(exclude_none=True)
     usage = ts.usage.model_dump()
     agent.transcript(
@@ -97,21 +104,22 @@ def settle_failure(
         provider_attempt_timeline=timeline,
         token_usage=usage,
     )
-    ts.brief = agent.brief(
-        "failure", artifact["summary"], related_message_id=ts.message.id, turn_id=ts.turn_id
-    )
+    text = f"{artifact['summary']}\n\n{note}" if note else artifact["summary"]
+    ts.brief = agent.brief("failure", text, related_message_id=ts.message.id, turn_id=ts.turn_id)
     _terminal(agent, ts, "aborted")
     work_item_id = agent.state().bound_work_item_id or agent.state().current_work_item_id
     _commit_state(agent, ts, "failed", None)
     _remember(agent, ts, "failed", work_item_id, False)
     result = _result(agent, ts, "failed", ts.final_text, artifact)
     result.provider_attempt_timeline = timeline or result.provider_attempt_timeline
+    if note:
+        result.extra["note"] = note
     return result
 
 
-def apply_effects(agent: Agent, effects: ToolEffects) -> None:
+def apply_effects(agent: Agent, effects: ToolEffects, *, model_ref: str | None = None) -> None:
     """Carry out what the turn's tools asked of the runtime. Idempotent: a resumed settle may repeat
-    it."""
+    it. `model_ref`: the turn's carried model, which a Sleep timer's wake message carries too."""
     sleep = effects.sleep
     if sleep is None:
         return
@@ -127,6 +135,7 @@ def apply_effects(agent: Agent, effects: ToolEffects) -> None:
             timer_id=SLEEP_TIMER_ID,
             text=f"Sleep of {sleep.duration_ms} ms ended.{reason}",
             source="sleep",
+            model_ref=model_ref,
         )
 
 

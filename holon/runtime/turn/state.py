@@ -6,7 +6,10 @@ redelivered after a crash resumes from what was persisted: the transcript
 entries of its turn (found from the offset recorded in `state.inflight`) are
 replayed, so completed rounds are not sent again, completed tool calls are not
 run again, and a call with an intent but no result is reported to the model as
-interrupted, outcome unknown.
+interrupted, outcome unknown. A message deferred after a provider outage
+resumes the same way. When other turns were written after the resumed turn's
+last segment, it continues in a new segment: its message line is written again
+(`continued: true`) so each stretch of the transcript belongs to one turn.
 """
 
 from __future__ import annotations
@@ -50,6 +53,9 @@ class TurnState:
     # persisted into state.context when the turn settles
     observed: list[tuple[str, int, int]] = field(default_factory=list)
     last_request: dict[str, Any] | None = None
+    # the model an operator chose for this turn (a tick's --model, else the message's): the
+    # messages the turn causes carry it (timers, task results, follow-ups)
+    model_ref: str | None = None
 
     @property
     def has_context(self) -> bool:
@@ -65,7 +71,7 @@ class TurnResult:
     agent_id: str
     message_id: str
     turn_id: str
-    status: str  # completed | failed
+    status: str  # completed | failed | deferred (a provider outage: the message is re-queued)
     final_text: str
     token_usage: dict[str, Any]
     provider_attempt_timeline: dict[str, Any] | None
@@ -73,17 +79,23 @@ class TurnResult:
     brief: dict[str, Any] | None = None
     rounds: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    dead_letter: bool = False  # failed for good: the message goes to queue/dead/, not away
+    retry_after_s: float | None = None  # deferred: what the provider asked for, if anything
+    model_ref: str | None = None  # the turn's carried model (TurnState.model_ref)
 
 
 def call_key(round_index: int, call_id: str) -> str:
     return f"{round_index}:{call_id}"
 
 
-def begin(agent: Agent, message: MessageEnvelope) -> TurnState:
-    """Start the turn for `message`, or pick up the one a crashed tick left behind."""
+def begin(agent: Agent, message: MessageEnvelope, *, model: str | None = None) -> TurnState:
+    """Start the turn for `message`, or pick up the one a crashed tick (or a deferral) left
+    behind. Its model (TurnState.model_ref): the tick's `model`, else the one the turn already
+    ran with, else the message's."""
     inflight = agent.state().inflight.get(message.id)
     if inflight:
-        return _resume(agent, message, inflight)
+        return _resume(agent, message, inflight, model)
+    model_ref = model or message.model_ref
     turn_id = new_id("turn")
     offset = agent.transcript_offset()
 
@@ -93,10 +105,26 @@ def begin(agent: Agent, message: MessageEnvelope) -> TurnState:
             "transcript_offset": offset,
             "started_at": clock.now_iso(),
             "pid": os.getpid(),
+            "model_ref": model_ref,
         }
 
     agent.update_state(mark)
-    entry = agent.transcript(
+    entry = _message_entry(agent, message, turn_id)
+    agent.event(
+        "message_processing_started",
+        message_id=message.id,
+        turn_id=turn_id,
+        delivery_attempts=message.delivery_attempts,
+    )
+    ts = TurnState(turn_id=turn_id, message=message, offset=offset, entries=[entry])
+    ts.model_ref = model_ref
+    return ts
+
+
+def _message_entry(
+    agent: Agent, message: MessageEnvelope, turn_id: str, **extra: Any
+) -> dict[str, Any]:
+    return agent.transcript(
         "message",
         turn_id=turn_id,
         message_id=message.id,
@@ -109,24 +137,26 @@ def begin(agent: Agent, message: MessageEnvelope) -> TurnState:
         delivery_surface=message.delivery_surface.value if message.delivery_surface else None,
         text=message.body_text(),
         body_type=message.body.type,
+        **extra,
     )
-    agent.event(
-        "message_processing_started",
-        message_id=message.id,
-        turn_id=turn_id,
-        delivery_attempts=message.delivery_attempts,
-    )
-    return TurnState(turn_id=turn_id, message=message, offset=offset, entries=[entry])
 
 
-def _resume(agent: Agent, message: MessageEnvelope, inflight: dict[str, Any]) -> TurnState:
-    offset = int(inflight.get("transcript_offset", 0))
-    ts = TurnState(turn_id=inflight["turn_id"], message=message, resumed=True, offset=offset)
+def _resume(
+    agent: Agent, message: MessageEnvelope, inflight: dict[str, Any], model: str | None
+) -> TurnState:
+    offset = int(inflight.get("transcript_offset", 0))  # where the turn began
+    segment = int(inflight.get("segment_offset", offset))  # where its current segment began
+    ts = TurnState(turn_id=inflight["turn_id"], message=message, resumed=True, offset=segment)
+    ts.model_ref = model or inflight.get("model_ref") or message.model_ref
     entries, _ = jsonl.read_from(agent.home.transcript, offset)
+    interleaved = False  # another turn's message came after this turn's last segment began
     for e in entries:
         if e.get("turn_id") != ts.turn_id:
+            interleaved = interleaved or e.get("kind") == "message"
             continue
         kind, data = e.get("kind"), e.get("data", {})
+        if kind == "message":  # this turn's message, or the start of a later segment of it
+            ts.entries, interleaved = [], False
         if kind in ("message", "turn_context", "assistant_round", "tool_result"):
             ts.entries.append(e)
         if kind == "assistant_round":
@@ -142,6 +172,11 @@ def _resume(agent: Agent, message: MessageEnvelope, inflight: dict[str, Any]) ->
             ts.brief = data.get("brief")
         elif kind == "turn_terminal":
             ts.settled = True
+    if interleaved and not ts.settled:
+        _new_segment(agent, ts)
+    if ts.model_ref != inflight.get("model_ref"):
+        agent.update_state(lambda s: s.inflight[message.id].update(model_ref=ts.model_ref))
+    marker = {"new_segment": True} if interleaved and not ts.settled else {}
     agent.event(
         "turn_resumed",
         message_id=message.id,
@@ -149,5 +184,18 @@ def _resume(agent: Agent, message: MessageEnvelope, inflight: dict[str, Any]) ->
         rounds=len(ts.rounds),
         tool_results=len(ts.results),
         interrupted_calls=len(set(ts.intents) - set(ts.results)),
+        **marker,
     )
     return ts
+
+
+def _new_segment(agent: Agent, ts: TurnState) -> None:
+    """Continue the turn after the other turns written since it began: its message line again,
+    where the state now says its segment begins. The state goes first: it is only where to look,
+    and a crash before the line leaves no line, which the next attempt writes (a crash after it
+    finds the line and writes none). What the turn did before stays in the transcript, replayed as
+    an earlier turn."""
+    offset = agent.transcript_offset()
+    agent.update_state(lambda s: s.inflight[ts.message.id].update(segment_offset=offset))
+    entry = _message_entry(agent, ts.message, ts.turn_id, continued=True)
+    ts.offset, ts.entries, ts.view, ts.prior = offset, [entry], None, None
