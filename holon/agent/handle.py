@@ -4,10 +4,19 @@ Every ledger append and every read-modify-write of state happens inside a
 short `state.lock` section; ledger records are appended before the state that
 they describe is replaced (log, then change).
 
+State is two files. `state.json` is the run state (AgentState: status, pids,
+in-flight turns, counters, working memory), volatile and ignored by git;
+`settings.json` is what an operator chose (holon.home.settings), tracked, and
+written only when that part changes. `state()` merges them: a settings.json
+that changed outside holon wins for its fields. A run state that is missing,
+unreadable (set aside as `state.json.corrupt-<time>`) or ahead of the ledgers
+is rebuilt from them (holon.home.runstate), with a `state_rebuilt` event
+unless it was merely missing (a fresh clone).
+
 Reads are cached. `state()` keeps the parsed state together with the
-identity of the file it came from (inode, size, mtime, ctime): a later call
-costs one stat and re-reads only when the file was replaced since, which is
-what another process's write (pause, a wake hint, `holon model set`) does.
+identity of both files (inode, size, mtime, ctime): a later call costs two
+stats and re-reads only when a file was replaced since, which is what another
+process's write (pause, a wake hint, `holon model set`, a git checkout) does.
 Our own writes replace the cache with what they wrote. `update_state` always
 re-reads under the state lock unless the cache is still that file. The next
 event_seq is cached the same way, against the size of `events.jsonl`.
@@ -18,18 +27,22 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from holon import clock
-from holon.home.layout import Home
+from holon.home import migrate, runstate, settings
+from holon.home.layout import AGENT_JSON_HINT, Home, corrupt, read_record
 from holon.ids import new_id
 from holon.model.records import AgentState, AgentStatus, BriefRecord, TranscriptEntry
 from holon.store import jsonl
-from holon.store.atomic import read_json, write_json
+from holon.store.atomic import write_json
 from holon.store.locks import FileLock
 
+FileKey = tuple[int, int, int, int] | None
 
-def _file_key(path: os.PathLike) -> tuple[int, int, int, int] | None:
+
+def _file_key(path: os.PathLike) -> FileKey:
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -44,10 +57,16 @@ class Agent:
         self._lock_depth = 0
         self._lock = FileLock(home.state_lock)
         self._state: AgentState | None = None
-        self._state_key: tuple[int, int, int, int] | None = None
+        self._state_key: tuple[FileKey, FileKey] | None = None
+        self._settings: dict[str, Any] | None = None  # settings.json as last read or written
         self._events_end: tuple[int, int] | None = (
             None  # (size of events.jsonl, its last event_seq)
         )
+        # a clone has only what git keeps: runtime directories, an upgrade, a run state
+        home.ensure_runtime()
+        migrate.ensure_current(home)
+        if not home.state_json.exists() and home.agent_json.exists():
+            self.state()
 
     def __repr__(self) -> str:
         return f"Agent({self.id!r}, {str(self.home.root)!r})"
@@ -70,16 +89,85 @@ class Agent:
     # -- state -----------------------------------------------------------
     def state(self) -> AgentState:
         """The current state; treat it as read-only (change it through update_state)."""
-        key = _file_key(self.home.state_json)
-        if self._state is None or key is None or key != self._state_key:
-            data = read_json(self.home.state_json)
-            self._state = AgentState.model_validate(data) if data else AgentState(id=self.id)
-            self._state_key = key
+        if self._state is None or self._keys() != self._state_key:
+            self._load()
+        assert self._state is not None
         return self._state
 
+    def _keys(self) -> tuple[FileKey, FileKey]:
+        return _file_key(self.home.state_json), settings.file_key(self.home)
+
+    def _load(self) -> None:
+        """Read both files without a lock; anything to repair is decided again under it."""
+        key = self._keys()
+        found = settings.read(self.home)
+        try:
+            state = runstate.read(self.home)
+        except runstate.Unreadable:
+            state = None
+        if (
+            state is None
+            or runstate.rewound(self.home, state)
+            or (found is not None and state.settings_basis != found)
+        ):
+            self._repair()
+            return
+        self._settings = found
+        self._state, self._state_key = state, key
+
+    def _repair(self) -> None:
+        """Under the lock: adopt settings changed outside holon, or rebuild a run state that is
+        missing, unreadable (set aside first) or ahead of the ledgers."""
+        with self.state_lock():
+            key = self._keys()
+            self._settings = settings.read(self.home)
+            problem = None
+            try:
+                state = runstate.read(self.home)
+            except runstate.Unreadable as exc:
+                state, problem = None, str(exc)
+            if state is not None and not runstate.rewound(self.home, state):
+                if self._settings is not None and state.settings_basis != self._settings:
+                    self._write_state(self._with_settings(state))
+                else:
+                    self._state, self._state_key = state, key
+                return
+            reason = "corrupt" if problem else ("ledger_rewound" if state else "missing")
+            aside = self._set_aside(problem) if problem else None
+            fresh = self._with_settings(runstate.rebuilt(self.home, self.id))
+            try:
+                self._write_state(fresh)
+            except OSError:  # a home that cannot be written: the rebuilt state lives in memory
+                self._state, self._state_key = fresh, self._keys()
+        if reason != "missing":  # a fresh clone has no run state: nothing to report
+            where = os.fspath(aside.relative_to(self.home.root)) if aside else None
+            self.event("state_rebuilt", reason=reason, problem=problem, set_aside=where)
+
+    def _set_aside(self, problem: str) -> Path | None:
+        try:
+            return runstate.set_aside(self.home)
+        except OSError:
+            raise corrupt(self.home.state_json, problem, runstate.HINT) from None
+
+    def _with_settings(self, state: AgentState) -> AgentState:
+        if self._settings is None:
+            return state
+        merged = AgentState.model_validate(
+            settings.overlay(state.model_dump(mode="json"), self._settings)
+        )
+        merged.settings_basis = dict(self._settings)
+        return merged
+
     def _write_state(self, state: AgentState) -> None:
-        write_json(self.home.state_json, state.model_dump(mode="json"))
-        self._state, self._state_key = state, _file_key(self.home.state_json)
+        """Settings first (only when their part changed), then the run state that records them."""
+        data = state.model_dump(mode="json")
+        chosen = settings.project(data)
+        if chosen != self._settings:
+            settings.write(self.home, chosen)
+            self._settings = chosen
+        state.settings_basis = data["settings_basis"] = chosen
+        write_json(self.home.state_json, data)
+        self._state, self._state_key = state, self._keys()
 
     def update_state(self, fn: Callable[[AgentState], None]) -> AgentState:
         with self.state_lock():
@@ -89,7 +177,7 @@ class Agent:
             return state
 
     def identity(self) -> dict[str, Any]:
-        return read_json(self.home.agent_json, {}) or {}
+        return read_record(self.home.agent_json, AGENT_JSON_HINT) or {}
 
     # -- ledgers ---------------------------------------------------------
     def _next_event_seq(self) -> int:

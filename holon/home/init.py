@@ -9,14 +9,13 @@ from pathlib import Path
 
 from holon import clock
 from holon.errors import AlreadyExists, UsageError
-from holon.home import registry
+from holon.home import migrate, registry, settings
 from holon.home.layout import GITIGNORE, HOME_FORMAT, Home, is_home
 from holon.model.records import AgentIdentity, AgentState
 from holon.paths import agents_dir
 from holon.store.atomic import fsync_dir, write_json, write_text
 
 BUILTIN_TEMPLATES = Path(__file__).parent / "templates"
-MIGRATIONS = ["m001_initial_layout"]
 
 
 def resolve_template(template: str) -> tuple[Path, dict]:
@@ -111,7 +110,7 @@ def materialise(
         if not (home.memory / name).exists():
             write_text(home.memory / name, text)
     home.ensure_dirs()
-    write_text(home.dot / ".gitignore", GITIGNORE)
+    write_text(home.gitignore, GITIGNORE)
     ident = AgentIdentity(
         agent_id=agent_id,
         kind=kind,
@@ -121,7 +120,10 @@ def materialise(
         created_at=clock.now_iso(),
         template=provenance,
         home_format=HOME_FORMAT,
-        migrations=MIGRATIONS,
+        migrations=list(migrate.NAMES),
     )
-    write_json(home.state_json, AgentState(id=agent_id).model_dump(mode="json"))
+    state = AgentState(id=agent_id).model_dump(mode="json")
+    state["settings_basis"] = settings.project(state)
+    settings.write(home, state["settings_basis"])
+    write_json(home.state_json, state)
     write_json(home.agent_json, ident.model_dump(mode="json"))

@@ -2,31 +2,92 @@
 
 from __future__ import annotations
 
+import json
 import os
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
+from holon.errors import OperationFailed
 from holon.store.atomic import read_json
 from holon.store.queue import Queue
 
-HOME_FORMAT = 1
+HOME_FORMAT = 2
 
-GITIGNORE = """\
-# runtime-local files that never belong in git
-locks/
-queue/tmp/
-indexes/
-tasks/*/stdin
-tasks/*/stdin.fifo
-tasks/*/control.sock
+# `.holon/.gitignore`: holon owns the lines between these markers and leaves every other line alone
+GITIGNORE_BEGIN = "# >>> holon: runtime files, never in git (holon rewrites this block) >>>"
+GITIGNORE_END = "# <<< holon <<<"
+GITIGNORE = f"""\
+{GITIGNORE_BEGIN}
+# run state (pids, run ids, timestamps): rebuilt from settings.json and the ledgers when missing
+/state.json
+/state.json.*
+/next_due
+/wake_hint*.json
+/scripted_cursor.json
+/responses_continuation.json
+/tasks.checked
+# the queue, live task channels and timers: a clone or a restored commit must not run them again
+/queue/
+/tasks/
+/timers/
+# locks, derived indexes, full tool outputs (referenced by absolute path), trigger secrets, logs
+/locks/
+/indexes/
+/artifacts/
+/triggers/
+/logs/
 *.tmp.*
+{GITIGNORE_END}
 """
+# the whole `.holon/.gitignore` of home format 1, replaced by the block above on upgrade
+LEGACY_GITIGNORE_LINES = frozenset(
+    (
+        "# runtime-local files that never belong in git",
+        "locks/",
+        "queue/tmp/",
+        "indexes/",
+        "tasks/*/stdin",
+        "tasks/*/stdin.fifo",
+        "tasks/*/control.sock",
+        "*.tmp.*",
+    )
+)
 
 
 DOT = ".holon"  # the runtime's own directory inside a home; spelled nowhere else
 # paths relative to DOT that the idle check reads as plain strings (see Home.idle_files)
 NEXT_DUE, WAKE_HINT, TASKS_ACTIVE = "next_due", "wake_hint.json", os.path.join("tasks", "active")
 QUEUE_NEW, QUEUE_CUR = os.path.join("queue", "new"), os.path.join("queue", "cur")
+# directories git does not keep (ignored or empty): Home.ensure_runtime makes them, parents first
+RUNTIME_DIRS = (
+    "ledger",
+    "queue",
+    *(os.path.join("queue", d) for d in ("tmp", "new", "cur", "dead")),
+    "locks",
+    "tasks",
+    "timers",
+    "artifacts",
+    "indexes",
+)
+USER_DIRS = ("memory", "notes", "work", "skills")
+
+
+def merged_gitignore(existing: str | None) -> str:
+    """`existing` (a `.holon/.gitignore`, or None) with holon's block current: the block first, then
+    every line the user wrote, in order. A home format 1 file (no block) loses its holon lines."""
+    lines = (existing or "").splitlines()
+    if GITIGNORE_BEGIN in lines and GITIGNORE_END in lines[lines.index(GITIGNORE_BEGIN) :]:
+        start = lines.index(GITIGNORE_BEGIN)
+        end = lines.index(GITIGNORE_END, start)
+        user = lines[:start] + lines[end + 1 :]
+    else:
+        user = [line for line in lines if line.strip() not in LEGACY_GITIGNORE_LINES]
+    while user and not user[0].strip():
+        user.pop(0)
+    while user and not user[-1].strip():
+        user.pop()
+    return GITIGNORE + ("\n" + "\n".join(user) + "\n" if user else "")
 
 
 def is_home(path: str | os.PathLike) -> bool:
@@ -40,6 +101,7 @@ class Home:
     def __init__(self, root: str | Path, agent_id: str | None = None) -> None:
         self.root = Path(root).absolute()
         self._agent_id = agent_id
+        self._runtime_ready = False
 
     def __repr__(self) -> str:
         return f"Home({str(self.root)!r})"
@@ -53,8 +115,8 @@ class Home:
     @property
     def agent_id(self) -> str:
         if self._agent_id is None:
-            ident = read_json(self.agent_json) or {}
-            self._agent_id = ident.get("agent_id") or self.root.name
+            ident = read_record(self.agent_json, AGENT_JSON_HINT) or {}
+            self._agent_id = str(ident.get("agent_id") or self.root.name)
         return self._agent_id
 
     @cached_property
@@ -63,7 +125,9 @@ class Home:
 
     agents_md = property(lambda self: self.root / "AGENTS.md")
     agent_json = property(lambda self: self.dot / "agent.json")
-    state_json = property(lambda self: self.dot / "state.json")
+    state_json = property(lambda self: self.dot / "state.json")  # run state: volatile, ignored
+    settings_json = property(lambda self: self.dot / "settings.json")  # operator's choices: tracked
+    gitignore = property(lambda self: self.dot / ".gitignore")
     ledger = property(lambda self: self.dot / "ledger")
     messages = property(lambda self: self.ledger / "messages.jsonl")
     transcript = property(lambda self: self.ledger / "transcript.jsonl")
@@ -75,6 +139,8 @@ class Home:
     turns = property(lambda self: self.ledger / "turns.jsonl")
     tasks = property(lambda self: self.dot / "tasks")
     tasks_active = property(lambda self: self.dot / TASKS_ACTIVE)  # <task_id> -> supervisor pid
+    # the identity of tasks/ when every task record was last checked for a lost supervisor
+    tasks_checked = property(lambda self: self.dot / "tasks.checked")
     timers = property(lambda self: self.dot / "timers")
     artifacts = property(lambda self: self.dot / "artifacts")
     indexes = property(lambda self: self.dot / "indexes")
@@ -134,3 +200,51 @@ class Home:
         for d in (self.ledger, self.tasks, self.timers, self.artifacts, self.indexes, self.locks):
             d.mkdir(parents=True, exist_ok=True)
         self.queue.ensure()
+
+    def ensure_runtime(self) -> None:
+        """Re-create the directories git does not keep (a clone has none of them): one mkdir per
+        directory, once per Home. Nothing happens outside a home (no `.holon`), and a home that
+        cannot be written is left alone: the write that needs the directory reports it."""
+        if self._runtime_ready:
+            return
+        dot, root = os.path.join(str(self.root), DOT), str(self.root)
+        targets = [os.path.join(dot, d) for d in RUNTIME_DIRS]
+        targets += [os.path.join(root, d) for d in USER_DIRS]
+        for path in targets:
+            try:
+                os.mkdir(path)
+            except FileExistsError:
+                pass
+            except OSError:  # no .holon here, or a read-only home
+                if not os.path.isdir(dot):
+                    return
+        self._runtime_ready = True
+
+
+AGENT_JSON_HINT = f"restore it from git (`git checkout -- {DOT}/agent.json`) or fix its JSON"
+STATE_JSON_HINT = (
+    "restore it from git or delete it: the run state is rebuilt from settings.json and the ledgers"
+)
+
+
+def read_record(path: os.PathLike, hint: str) -> Any:
+    """A JSON file of the home, None when it is missing; one that is not JSON (a merge conflict
+    marker, a torn copy, bad UTF-8) raises `corrupt_state`, naming the file."""
+    try:
+        return read_json(path)
+    except (ValueError, OSError) as exc:
+        raise corrupt(path, describe(exc), hint) from None
+
+
+def describe(exc: BaseException) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"is not valid JSON ({exc.msg} at line {exc.lineno})"
+    if isinstance(exc, UnicodeDecodeError):
+        return "is not valid UTF-8"
+    if isinstance(exc, OSError):
+        return f"cannot be read ({exc.strerror or exc})"
+    return str(exc)
+
+
+def corrupt(path: os.PathLike, problem: str, hint: str) -> OperationFailed:
+    return OperationFailed(f"{os.fspath(path)} {problem}", kind="corrupt_state", hint=hint)

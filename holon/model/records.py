@@ -135,6 +135,9 @@ class AgentState(_Record):
     paused_from: str | None = None
     working_memory: WorkingMemory = Field(default_factory=WorkingMemory)
     context: ContextState = Field(default_factory=ContextState)
+    # the settings.json content (holon.home.settings) this state was last merged with: a
+    # settings.json that differs was changed outside holon (a git checkout, an edit) and wins
+    settings_basis: dict[str, Any] | None = None
 
 
 class BriefRecord(_Record):

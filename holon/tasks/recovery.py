@@ -7,28 +7,81 @@ exists) keeps its exit status, but is still `interrupted` because output after
 the supervisor's death was lost. Either way a failure artifact records what
 was found and a task_result is admitted, so no task is silently lost. A
 terminal record whose task_result was never admitted gets it now.
+
+A pid is trusted only as far as it can be checked. Where /proc exists, a live
+process counts as the task's supervisor only if its command line names the
+task, and a command group is stopped only if its leader's command line names
+the task's directory or a member runs for this home: after a restored commit,
+a reboot or a long time, the pid in a marker may belong to someone else. A
+record left `running` with no marker (a tick that died while it promoted the
+command) is lost too, once its supervisor is gone and it is older than a
+promotion takes; every record is checked when `tasks/` changed since the last
+check (`.holon/tasks.checked`), so an idle agent with thousands of finished
+tasks reads none of them.
 """
 
 from __future__ import annotations
 
+import os
+
+from holon import clock
 from holon.agent.handle import Agent
-from holon.procs import alive
+from holon.home.layout import Home
+from holon.procs import alive, group_members
+from holon.store.atomic import write_text
 from holon.tasks import results, spawn, store
+
+PROMOTION_GRACE_S = 120.0  # a running record without a marker may still be being promoted
 
 
 def recover_tasks(agent: Agent) -> list[str]:
     home = agent.home
     recovered = []
     for task_id in store.active_ids(home):
-        try:
-            pid = int((home.tasks_active / task_id).read_text().strip() or 0)
-        except (OSError, ValueError):
-            pid = 0
-        if alive(pid):
+        pid = store.read_marker(home, task_id)
+        if supervisor_alive(pid, task_id):
             continue
         if _recover_one(agent, task_id, pid):
             recovered.append(task_id)
-    return recovered
+    return recovered + _recover_unmarked(agent)
+
+
+def supervisor_alive(pid: int | None, task_id: str) -> bool:
+    """Is `pid` a live process, and (where /proc tells) the supervisor of `task_id`?"""
+    if not alive(pid):
+        return False
+    cmdline = _proc_file(int(pid or 0), "cmdline")
+    return cmdline is _NO_PROC or task_id.encode() in cmdline.split(b"\0")
+
+
+def command_alive(home: Home, task_id: str, pgid: int) -> bool:
+    """Does process group `pgid` still run this task's command (not a stranger's reused pid)?"""
+    if pgid <= 1 or not spawn.group_alive(pgid):
+        return False
+    members = group_members(pgid)
+    if _proc_file(os.getpid(), "cmdline") is _NO_PROC:
+        return True  # no /proc: the group is alive, and that is all that can be known
+    task_dir = os.fspath(home.task_dir(task_id)).encode()
+    env = f"HOLON_AGENT_HOME={home.root}".encode()
+    for pid in members:
+        if pid == pgid and task_dir in _proc_file(pid, "cmdline"):
+            return True  # the wrapper shell names the task's exit file
+        if env in _proc_file(pid, "environ").split(b"\0"):
+            return True
+    return False
+
+
+_NO_PROC = b"\0no-proc\0"
+
+
+def _proc_file(pid: int, name: str) -> bytes:
+    try:
+        with open(f"/proc/{pid}/{name}", "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return b"" if os.path.isdir("/proc/self") else _NO_PROC
+    except OSError:
+        return b""
 
 
 def _recover_one(agent: Agent, task_id: str, supervisor_pid: int) -> bool:
@@ -48,7 +101,7 @@ def _recover_one(agent: Agent, task_id: str, supervisor_pid: int) -> bool:
         return True
     tdir = home.task_dir(task_id)
     pid = int(record.get("pid") or 0)
-    was_running = alive(pid)
+    was_running = command_alive(home, task_id, pid)
     stopped = spawn.kill_group(pid, grace=1.0) if was_running else "not_running"
     exit_status = store.read_exit_status(tdir)
     failure = {
@@ -68,3 +121,47 @@ def _recover_one(agent: Agent, task_id: str, supervisor_pid: int) -> bool:
         "task_recovered", task_id=task_id, status="interrupted", command_was_running=was_running
     )
     return True
+
+
+def _recover_unmarked(agent: Agent) -> list[str]:
+    """Records still `running` that no marker names, checked when `tasks/` changed since the last
+    check; the check is recorded only when nothing was left to look at again."""
+    home = agent.home
+    try:
+        st = os.stat(home.tasks)
+    except FileNotFoundError:
+        return []
+    seen = f"{st.st_ino} {st.st_mtime_ns}\n"
+    try:
+        if home.tasks_checked.read_text() == seen:
+            return []
+    except (FileNotFoundError, UnicodeDecodeError):
+        pass
+    recovered, again = [], False
+    active = set(store.active_ids(home))
+    for entry in sorted(os.scandir(home.tasks), key=lambda e: e.name):
+        if entry.name == "active" or entry.name in active or not entry.is_dir():
+            continue
+        record = store.load(home, entry.name)
+        if not record or record.get("status") in store.TERMINAL:
+            continue
+        supervisor = int(record.get("supervisor_pid") or 0)
+        if supervisor_alive(supervisor, entry.name):
+            again = True  # the marker was lost, not the supervisor: it still finishes the task
+            continue
+        if not supervisor and _younger_than(record, PROMOTION_GRACE_S):
+            again = True  # perhaps being promoted right now: look again next tick
+            continue
+        if _recover_one(agent, entry.name, supervisor):
+            recovered.append(entry.name)
+    if not again:
+        write_text(home.tasks_checked, seen)
+    return recovered
+
+
+def _younger_than(record: dict, seconds: float) -> bool:
+    try:
+        then = clock.parse_iso(str(record.get("updated_at") or record.get("created_at")))
+    except ValueError:
+        return False
+    return clock.now_ts() - then.timestamp() < seconds

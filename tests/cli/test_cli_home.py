@@ -34,7 +34,7 @@ def test_init_creates_the_default_layout(holon_env):
     assert ident["agent_id"] == "alpha" and ident["schema_version"] == 1
     assert ident["template"] == {"source": "builtin", "template_id": "holon-default"}
     gitignore = (root / ".holon/.gitignore").read_text()
-    assert "locks/" in gitignore and "queue/tmp/" in gitignore and "indexes/" in gitignore
+    assert "locks/" in gitignore and "/queue/" in gitignore and "indexes/" in gitignore
 
 
 def test_init_at_path_registers_and_resolves_by_id_and_path(tmp_path):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 from helpers import wait_for
@@ -130,10 +132,16 @@ def test_marker_without_record_is_cleared(agent):
 
 
 def test_live_supervisor_is_left_alone(agent):
-    synthetic(agent, "task_live", marker=f"{os.getpid()}\n")
-    assert recovery.recover_tasks(Agent(agent)) == []
-    assert store.active_ids(agent) == ["task_live"]
-    assert store.load(agent, "task_live")["status"] == "running"
+    # a supervisor is a live process whose command line names its task
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "task_live"])
+    try:
+        synthetic(agent, "task_live", marker=f"{proc.pid}\n")
+        assert recovery.recover_tasks(Agent(agent)) == []
+        assert store.active_ids(agent) == ["task_live"]
+        assert store.load(agent, "task_live")["status"] == "running"
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 def test_no_tasks_directory_at_all(tmp_path):
