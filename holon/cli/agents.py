@@ -1,4 +1,4 @@
-"""`holon init` and `holon agents`."""
+"""`holon init`, and `holon agents [list|forget]`."""
 
 from __future__ import annotations
 
@@ -32,29 +32,53 @@ def init_cmd(path: str | None, agent_id: str | None, template: str, as_json: boo
         click.echo(f"created agent {home.agent_id} at {home.root}")
 
 
-@click.command("agents")
-@click.option("--json", "as_json", is_flag=True, help="One JSON document.")
-def agents_cmd(as_json: bool) -> None:
-    """List agents (registered and under $HOLON_HOME/agents) with their status."""
-    from holon.home import registry
-    from holon.store.atomic import read_json
+@click.group("agents", invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="List as one JSON document.")
+@click.pass_context
+def agents_cmd(ctx: click.Context, as_json: bool) -> None:
+    """List agents (registered and under $HOLON_HOME/agents) with their status.
 
-    rows = []
-    for home in registry.all_homes():
-        state = read_json(home.state_json, {}) or {}
-        ident = read_json(home.agent_json, {}) or {}
-        if ident.get("visibility") == "private":
-            continue
-        rows.append(
-            {
-                "agent_id": home.agent_id,
-                "status": state.get("status", "unknown"),
-                "queue_depth": home.queue.depth(),
-                "home": str(home.root),
-            }
-        )
+    `holon agents` is `holon agents list`; `holon agents forget ID` unregisters one. A home that
+    is gone or unreadable is listed as `missing` or `broken`, with the problem and the file at
+    fault; the listing itself still succeeds.
+    """
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(list_cmd, as_json=as_json)
+
+
+@agents_cmd.command("list")
+@click.option("--json", "as_json", is_flag=True, help="One JSON document.")
+def list_cmd(as_json: bool) -> None:
+    """List agents (registered and under $HOLON_HOME/agents) with their status.
+
+    Columns: id, status, queue depth, home; a `missing` or `broken` agent adds the problem and
+    the file at fault (JSON fields `problem` and `file`).
+    """
+    from holon.ops.doctor import list_agents
+
+    rows = list_agents()
     if as_json:
         emit_json(rows)
         return
     for r in rows:
-        click.echo(f"{r['agent_id']}\t{r['status']}\tqueue={r['queue_depth']}\t{r['home']}")
+        depth = "-" if r["queue_depth"] is None else r["queue_depth"]
+        line = f"{r['agent_id'] or '-'}\t{r['status']}\tqueue={depth}\t{r['home']}"
+        click.echo(line + (f"\t{r['problem']}: {r['file']}" if "problem" in r else ""))
+
+
+@agents_cmd.command("forget")
+@click.argument("agent_id", metavar="ID")
+@click.option("--json", "as_json", is_flag=True, help="Print what was forgotten as JSON.")
+def forget_cmd(agent_id: str, as_json: bool) -> None:
+    """Remove agent ID from $HOLON_HOME/registry.json; its home and files are left untouched.
+
+    Use it for a registered home that was deleted or moved. An agent under $HOLON_HOME/agents is
+    found by its directory, not the registry: move or delete the directory instead (exit 2).
+    """
+    from holon.home import registry
+
+    path = registry.forget(agent_id)
+    if as_json:
+        emit_json({"agent_id": agent_id, "home": path, "forgotten": True})
+    else:
+        click.echo(f"forgot agent {agent_id}; its home {path} was not touched")

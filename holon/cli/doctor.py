@@ -1,5 +1,5 @@
-"""`holon doctor [--json]`: scheduler, last ticks, due work, dead letters, stale locks, interrupted
-tasks."""
+"""`holon doctor [--json] [AGENT...]`: HOLON_HOME, config, scheduler, and for each agent its model,
+credentials, last tick and failure, dead letters, stuck tasks and stalled work."""
 
 from __future__ import annotations
 
@@ -7,20 +7,46 @@ import click
 
 
 @click.command("doctor")
+@click.argument("agents", nargs=-1, metavar="[AGENT]...")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document with every finding.")
-def doctor_cmd(as_json: bool) -> None:
+def doctor_cmd(agents: tuple[str, ...], as_json: bool) -> None:
     """Check the installation and every agent; each problem comes with the command that fixes it.
-    Exit 1 when a finding needs attention."""
+
+    What an unattended tick would run into: the HOLON_HOME in use (the first line), whether
+    config.toml parses, whether a scheduler entry ticks this HOLON_HOME with a command that
+    exists, and for each agent (all of them, or the AGENTs named) its model and where its key
+    comes from, a home that is gone or corrupt, the last tick and last failure, dead letters,
+    stuck tasks and work that waits with no tick. Reads only.
+
+    Exit codes: 0 when no finding is an error (warnings included); 1 when any finding is an
+    error; 2 for an unknown AGENT.
+    """
     from holon.cli.output import emit_json
     from holon.ops import doctor
 
-    report = doctor.run()
+    report = doctor.run(agents)
     if as_json:
         emit_json(report)
     else:
-        for f in report["findings"]:
-            click.echo(
-                f"[{f['status']}] {f['message']}"
-                + (f"\n       fix: {f['fix']}" if f["fix"] else "")
-            )
-    click.get_current_context().exit(0 if report["status"] == "ok" else 1)
+        click.echo(render(report))
+    click.get_current_context().exit(1 if report["status"] == "error" else 0)
+
+
+def render(report: dict) -> str:
+    import shlex
+
+    lines = [f"HOLON_HOME={shlex.quote(report['holon_home'])}"]
+    lines += _findings(report["findings"], "")
+    for agent in report["agents"]:
+        lines.append(f"agent {agent['agent_id']} ({agent['home']})")
+        lines += _findings(agent["findings"], "  ")
+    return "\n".join(lines)
+
+
+def _findings(findings: list[dict], indent: str) -> list[str]:
+    out = []
+    for f in findings:
+        out.append(f"{indent}[{f['status']}] {f['check']}: {f['message']}")
+        if f["fix"]:
+            out.append(f"{indent}    fix: {f['fix']}")
+    return out

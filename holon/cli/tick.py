@@ -17,6 +17,20 @@ import click
 @click.option("--wait", is_flag=True, help="Wait for a running tick instead of exiting at once.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document describing what ran.")
 @click.option("--model", help="Model ref for this tick (provider/model).")
+@click.option(
+    "--commit",
+    is_flag=True,
+    help="After each agent's settled turns, commit its home if the home is the top of a git "
+    "repository, with the brief's first line as the message (also: [git] commit_after_turn = "
+    "true in config.toml).",
+)
+@click.option(
+    "--log",
+    is_flag=True,
+    help="For schedulers: append the report to $HOLON_HOME/logs/tick.log (with the time; kept "
+    "to 1 MiB and 3 older files) and print nothing when the tick succeeds. When it fails, the "
+    "report and `log: <path>` go to stderr. A run with nothing to report writes nothing.",
+)
 def tick_cmd(
     agents: tuple[str, ...],
     all_agents: bool,
@@ -24,37 +38,180 @@ def tick_cmd(
     wait: bool,
     as_json: bool,
     model: str | None,
+    commit: bool,
+    log: bool,
 ) -> None:
     """Lock each agent, recover, fire due timers, run one turn (or until idle), persist, exit.
 
     A second tick on the same agent exits 0 at once (unless --wait).
-    Exit 1 if a turn failed; 3 if a named agent is paused or stopped with work queued.
+    Exit 1 if a turn failed or an agent could not be ticked (with --all, a broken home is
+    reported with the file at fault and the others still run); 3 if a named agent is paused or
+    stopped with work queued.
     """
+    reports: list[dict] = []
+    if not log:
+        code = _tick(agents, all_agents, until_idle, wait, model, commit, reports)
+        _print(reports, as_json)
+        click.get_current_context().exit(code)
+
+    def run() -> int:
+        if as_json:
+            from holon.errors import UsageError
+
+            raise UsageError(
+                "--log and --json cannot be used together",
+                kind="conflicting_options",
+                hint="use --log in scheduler entries and --json to read the report yourself",
+            )
+        return _tick(agents, all_agents, until_idle, wait, model, commit, reports)
+
+    _logged(run, reports, " ".join(["--all"] * all_agents + list(agents)))
+
+
+def _tick(
+    agents: tuple[str, ...],
+    all_agents: bool,
+    until_idle: bool,
+    wait: bool,
+    model: str | None,
+    commit: bool,
+    reports: list[dict],
+) -> int:
+    """Tick the agents, appending each one's report to `reports` as it ends; the exit code. One
+    agent that cannot be ticked is reported and the others still run."""
     from holon.agent.due import due_reasons
-    from holon.errors import UsageError
+    from holon.errors import HolonError, UsageError
     from holon.home import registry
 
     if not agents and not all_agents:
         raise UsageError(
             "name an AGENT or pass --all", kind="missing_agent", hint="holon tick --all"
         )
-    homes = registry.all_homes() if all_agents else [registry.resolve(a) for a in agents]
-    reports = []
     code = 0
+    if all_agents:
+        homes, broken = registry.scan()
+        for b in broken:
+            name = b["agent_id"] or "(registry)"  # registry.json itself is unreadable
+            reports.append({**b, "agent_id": name, "outcome": b["status"]})
+            code = 1
+    else:
+        homes = [registry.resolve(a) for a in agents]
     for home in homes:
         if not wait and not due_reasons(home):
             reports.append({"agent_id": home.agent_id, "outcome": "idle"})
             continue
         from holon.runtime.tick import tick
 
-        report = tick(home, until_idle=until_idle, model=model, wait=wait).to_dict()
+        try:
+            report = tick(home, until_idle=until_idle, model=model, wait=wait).to_dict()
+        except HolonError as exc:
+            if not all_agents:
+                raise
+            report = {"agent_id": home.agent_id, "outcome": "error", "home": str(home.root)}
+            report["error"] = f"{exc.kind}: {exc.message}" + (f" ({exc.hint})" if exc.hint else "")
+            reports.append(report)
+            code = max(code, 1)
+            continue
         reports.append(report)
+        if report.get("turns") and _commits(commit):
+            from holon.ops.commit import commit_turns
+
+            warning = commit_turns(home, report["turns"])
+            if warning:
+                report["commit_warning"] = warning
         if any(t["status"] == "failed" for t in report.get("turns", [])):
             code = max(code, 1)
         if report["outcome"] in ("paused", "stopped") and not all_agents:
             code = 3
-    _print(reports, as_json)
-    click.get_current_context().exit(code)
+    return code
+
+
+def _commits(flag: bool) -> bool:
+    """--commit, or `[git] commit_after_turn = true` in config.toml."""
+    if flag:
+        return True
+    from holon import config
+
+    return config.get("git.commit_after_turn") is True
+
+
+def _logged(run, reports: list[dict], what: str) -> None:
+    """Run the tick for a scheduler: the report goes to the log; stderr hears only of failures."""
+    from holon.errors import HolonError
+
+    try:
+        code, error = run(), []
+    except HolonError as exc:
+        code, error = exc.exit_code, _error_lines(exc.kind, exc.message, exc.hint)
+    except Exception as exc:  # a bug: logged, then reported by the root group as usual
+        error = _error_lines("internal_error", f"{type(exc).__name__}: {exc}")
+        _report(what, 1, _texts(reports), error, print_error=False)
+        raise
+    lines = _texts(reports)
+    if code == 0 and not lines and not error:
+        click.get_current_context().exit(0)  # nothing to report: nothing is written
+    click.get_current_context().exit(_report(what, code, lines, error))
+
+
+def _report(
+    what: str, code: int, lines: list[str], error: list[str], print_error: bool = True
+) -> int:
+    """Append the run's block to tick.log; when the run failed, or the log cannot be written,
+    print the report and where the log is on stderr. Returns the exit code."""
+    from holon.ops import ticklog
+
+    path = ticklog.log_path()
+    try:
+        ticklog.append(path, ticklog.block(what, code, lines + error))
+        trailer = [f"log: {path}"]
+    except OSError as exc:
+        why = f"cannot write {path}: {exc.strerror or exc}"
+        trailer = _error_lines("log_failed", why, "check that $HOLON_HOME/logs is writable")
+        code = code or 1
+    if code:
+        for line in lines + (error if print_error else []) + trailer:
+            click.echo(line, err=True)
+    return code
+
+
+def _error_lines(kind: str, message: str, hint: str | None = None) -> list[str]:
+    """An error as the root group prints it."""
+    return [f"holon: {kind}: {message}"] + ([f"hint: {hint}"] if hint else [])
+
+
+def _texts(reports: list[dict]) -> list[str]:
+    """The report for the log and for stderr: a failed turn also says why."""
+    return [text for text, _ in _lines(reports, why=True)]
+
+
+def _lines(reports: list[dict], why: bool = False) -> list[tuple[str, bool]]:
+    """The human report: (text, for stderr) per agent that did something."""
+    out = []
+    for r in reports:
+        if r["outcome"] == "idle" and not r.get("fired") and not r.get("recovered"):
+            continue
+        line = f"{r['agent_id']}: {r['outcome']}"
+        for t in r.get("turns", []):
+            line += f"\n  {t['message_id']} {t['status']}"
+            if t["status"] == "deferred" and t.get("not_before"):
+                line += f" until {t['not_before']} (provider outage; retried then)"
+            failure = t.get("failure_artifact") or {}
+            if why and failure.get("summary"):
+                line += f"\n    {failure.get('kind') or 'failed'}: {failure['summary']}"
+        if r.get("dead_lettered"):
+            line += f"\n  dead-lettered: {', '.join(r['dead_lettered'])}"
+        if r["outcome"] in ("missing", "broken"):
+            line += f" {r.get('home')}: {r.get('problem')}"
+            line += f"\n  file: {r['file']}" if r.get("file") else ""
+            line += "\nhint: fix or restore the file, or `holon agents forget ID` for a home gone"
+        if r["outcome"] == "error":
+            line += f" {r.get('home')}\n  {r.get('error')}"
+        if r.get("commit_warning"):
+            line += f"\n  commit: {r['commit_warning']}"
+        if r["outcome"] in ("paused", "stopped"):
+            line += f"\nhint: run `holon resume {r['agent_id']}` to process its queue"
+        out.append((line, r["outcome"] in ("paused", "stopped", "missing", "broken", "error")))
+    return out
 
 
 def _print(reports: list[dict], as_json: bool) -> None:
@@ -63,14 +220,5 @@ def _print(reports: list[dict], as_json: bool) -> None:
 
         click.echo(json.dumps({"agents": reports}, ensure_ascii=False, indent=2))
         return
-    for r in reports:
-        if r["outcome"] == "idle" and not r.get("fired") and not r.get("recovered"):
-            continue
-        line = f"{r['agent_id']}: {r['outcome']}"
-        for t in r.get("turns", []):
-            line += f"\n  {t['message_id']} {t['status']}"
-        if r.get("dead_lettered"):
-            line += f"\n  dead-lettered: {', '.join(r['dead_lettered'])}"
-        if r["outcome"] in ("paused", "stopped"):
-            line += f"\nhint: run `holon resume {r['agent_id']}` to process its queue"
-        click.echo(line, err=r["outcome"] in ("paused", "stopped"))
+    for line, to_stderr in _lines(reports):
+        click.echo(line, err=to_stderr)

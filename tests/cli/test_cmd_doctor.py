@@ -1,130 +1,166 @@
-"""`holon doctor`: findings with their fix, exit 0 only when all is well. The crontab and the
-systemd/launchd directories are fakes under tmp_path; the real ones are never read or written."""
+"""`holon doctor` through the real entry point: one HOLON_HOME with an agent for each fault, as
+golden JSON and text; a config.toml that does not parse; exit codes. The crontab is a fake backed
+by a file and HOME/XDG_CONFIG_HOME are under tmp_path: the real ones are never read."""
 
 from __future__ import annotations
 
 import json
-import os
+import re
+import shutil
+from pathlib import Path
 
 import pytest
-from cmd_checks import invoke
+from cmd_checks import fails, invoke
+from fakes import FAKE_CRONTAB, executable
+from golden_check import check, normalize
+from helpers import run, subprocess_env
+from scenario_helpers import cli
 
+from holon import clock
+from holon.agent import admission, budget
+from holon.agent.handle import Agent
 from holon.cli.doctor import doctor_cmd
+from holon.home.init import init_home
+from holon.runtime.tick import tick
+
+SECRET = "sk-test-inline-in-crontab-0000"
 
 
 @pytest.fixture
 def machine(tmp_path, monkeypatch):
-    """A PATH whose `holon` and `crontab` are fakes; HOME and XDG_CONFIG_HOME under tmp_path."""
+    """PATH: a fake `crontab` and `holon` only; the crontab holds an entry for this HOLON_HOME
+    (with a key inline, which must never be shown) and one for another home whose command is
+    gone."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    holon = bin_dir / "holon"
-    holon.write_text("#!/bin/sh\nexit 0\n")
-    crontab_file = tmp_path / "crontab.txt"
-    crontab_file.write_text("")
-    fake_crontab = bin_dir / "crontab"
-    fake_crontab.write_text(f"#!/bin/sh\ncat '{crontab_file}'\n")
-    for p in (holon, fake_crontab):
-        p.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    executable(bin_dir / "holon", "#!/bin/sh\nexit 0\n")
+    executable(bin_dir / "crontab", FAKE_CRONTAB)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-
-    class Machine:
-        exe = os.path.realpath(holon)
-        crontab = crontab_file
-        systemd = tmp_path / "xdg" / "systemd" / "user"
-
-    return Machine
+    monkeypatch.setenv("FAKE_CRONTAB", str(tmp_path / "crontab.txt"))
+    return bin_dir
 
 
-def run_doctor(*args: str):
-    result = invoke(doctor_cmd, *args)
-    return result.exit_code, result.stdout
-
-
-def doctor_json():
-    code, out = run_doctor("--json")
-    return code, json.loads(out)
-
-
-def test_no_scheduler_is_a_warning_with_its_fix(machine, holon_env):
-    code, doc = doctor_json()
-    assert code == 1 and doc["status"] == "warn" and doc["holon"] == machine.exe
-    (f,) = doc["findings"]
-    assert set(f) >= {"check", "status", "message", "fix"}
-    assert (f["check"], f["status"], f["fix"]) == (
-        "scheduler",
-        "warn",
-        "holon schedule cron --install",
+def _crontab(tmp_path: Path, *entries: tuple[Path | str, Path | str, str]) -> None:
+    """The fake crontab: one `holon tick` line per (command, HOLON_HOME, inline assignments)."""
+    (tmp_path / "crontab.txt").write_text(
+        "".join(
+            f"* * * * * {inline}HOLON_HOME={home} PATH=/usr/bin:/bin {exe} tick --all --log "
+            f"# holon tick: HOLON_HOME={home}\n"
+            for exe, home, inline in entries
+        )
     )
-    code, text = run_doctor()
+
+
+def _script(tmp_path: Path, name: str, *rounds: dict) -> str:
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rounds))
+    return f"scripted/{path}"
+
+
+def _every_fault(holon_env: Path, tmp_path: Path, bin_dir: Path) -> None:
+    """One agent per fault (and a healthy and a brand-new one)."""
+    ok = _script(tmp_path, "ok.jsonl", {"text": "done"})
+    healthy = init_home(None, "healthy")
+    budget.set_override(Agent(healthy), ok)
+    admission.admit(healthy, "cli_prompt", "operator_prompt", admission.text_body("hello"))
+    tick(healthy)
+    init_home(None, "new")  # never prompted, no model: not a warning
+    nomodel = init_home(None, "nomodel")
+    admission.admit(nomodel, "cli_prompt", "operator_prompt", admission.text_body("hello"))
+    budget.set_override(Agent(init_home(None, "nokey")), "openai/gpt-5")
+    corrupt = init_home(None, "corrupt")
+    corrupt.state_json.write_text('<<<<<<< HEAD\n{"status": "asleep"}\n=======\n>>>>>>> b\n')
+    shutil.rmtree(init_home(str(tmp_path / "elsewhere" / "deleted"), "deleted").root)
+    dead = init_home(None, "dead")
+    budget.set_override(Agent(dead), ok)
+    dead.queue.put({"id": "msg_unreadable"}, "normal")
+    tick(dead)
+    stuck = init_home(None, "stuck")
+    budget.set_override(Agent(stuck), ok)
+    task = stuck.task_dir("task_stuck")  # as holon.tasks.store writes them
+    task.mkdir(parents=True)
+    record = {"schema_version": 1, "id": "task_stuck", "agent_id": "stuck", "status": "running"}
+    (task / "task.json").write_text(json.dumps({**record, "supervisor_pid": 999999998}))
+    stuck.tasks_active.mkdir(parents=True)
+    (stuck.tasks_active / "task_stuck").write_text("999999998\n")
+    (holon_env / "config.toml").write_text("[runtime]\ndelivery_limit = 3\n")
+    _crontab(
+        tmp_path,
+        (bin_dir / "holon", holon_env, f"OPENAI_API_KEY={SECRET} "),
+        ("/opt/gone/bin/holon", tmp_path / "old-home", ""),
+    )
+
+
+def _doctor(tmp_path: Path, *args: str):
+    later = str(clock.now_ts() + 3600)  # every queued message has waited an hour
+    proc = run("doctor", *args, env=subprocess_env(HOLON_NOW=later))
+    assert "Traceback" not in proc.stderr and SECRET not in proc.stdout + proc.stderr
+    queue_file = re.compile(r"\b\d-\d{20}-\d+-[0-9a-f]{8}\.json")  # band-time-pid-random
+    return proc.returncode, queue_file.sub("<queue-file>", normalize(proc.stdout, tmp_path))
+
+
+def test_doctor_json_golden_every_fault(machine, holon_env, tmp_path):
+    _every_fault(holon_env, tmp_path, machine)
+    code, out = _doctor(tmp_path, "--json")
     assert code == 1
-    assert text.splitlines() == [f"[warn] {f['message']}", f"       fix: {f['fix']}"]
+    check("doctor/every-fault.json", out)
+    doc = json.loads(out)
+    worst = {a["agent_id"]: max(f["status"] for f in a["findings"]) for a in doc["agents"]}
+    assert worst["healthy"] == "ok" and worst["new"] == "ok"
+    assert doc["holon_home"] == "<tmp>/holon-home"
 
 
-def test_cron_entry_for_this_holon_is_ok(machine, holon_env):
-    machine.crontab.write_text(f"# comment tick --all\n* * * * * {machine.exe} tick --all\n")
-    code, doc = doctor_json()
-    assert code == 0 and doc["status"] == "ok"
-    assert doc["findings"] == [
-        {
-            "check": "scheduler",
-            "status": "ok",
-            "message": "cron entry found",
-            "fix": None,
-            "scheduler": "cron",
-        }
-    ]
-    assert run_doctor() == (0, "[ok] cron entry found\n")
+def test_doctor_text_golden_every_fault(machine, holon_env, tmp_path):
+    _every_fault(holon_env, tmp_path, machine)
+    code, out = _doctor(tmp_path)
+    assert code == 1
+    assert out.splitlines()[0] == "HOLON_HOME=<tmp>/holon-home"
+    check("doctor/every-fault.txt", out)
 
 
-def test_entries_for_another_holon_are_flagged(machine, holon_env):
-    machine.crontab.write_text("* * * * * /opt/old/holon tick --all\n")
-    machine.systemd.mkdir(parents=True)
-    (machine.systemd / "holon-tick.service").write_text(f"ExecStart={machine.exe} tick --all\n")
-    code, doc = doctor_json()
-    by_kind = {f["scheduler"]: f for f in doc["findings"]}
-    assert by_kind["systemd"]["status"] == "ok"
-    assert by_kind["cron"]["status"] == "warn" and machine.exe in by_kind["cron"]["message"]
-    assert by_kind["cron"]["fix"] == "holon schedule cron --install"
-    assert code == 1 and doc["status"] == "warn"
+def test_doctor_json_golden_bad_config(machine, holon_env, tmp_path):
+    scripted = init_home(None, "scripted")
+    budget.set_override(Agent(scripted), _script(tmp_path, "ok.jsonl", {"text": "done"}))
+    budget.set_override(Agent(init_home(None, "configured")), "ollama/llama3")
+    init_home(None, "new")
+    (holon_env / "config.toml").write_text('model = "openai/gpt-5\n[providers.ollama\n')
+    _crontab(tmp_path, (machine / "holon", holon_env, ""))
+    code, out = _doctor(tmp_path, "--json")
+    assert code == 1
+    check("doctor/bad-config.json", out)
+    doc = json.loads(out)
+    assert [a["agent_id"] for a in doc["agents"]] == ["configured", "new", "scripted"]
 
 
-def test_agent_findings(machine, agent):
-    from holon.agent import admission
-
-    machine.crontab.write_text(f"* * * * * {machine.exe} tick --all\n")
-    admission.admit(agent, "enqueue", "system_tick", admission.text_body("x"))
-    agent.queue.ensure()
-    (agent.queue.dead / "0001.json").write_text("{}")
-    state = json.loads(agent.state_json.read_text())
-    agent.state_json.write_text(
-        json.dumps({**state, "status": "awake_running", "run_owner_pid": 2**22 + 12345})
-    )
-    code, doc = doctor_json()
-    checks = {f["check"]: f for f in doc["findings"] if f.get("agent_id") == "a"}
-    assert set(checks) == {"last_tick", "due_work", "dead_letters", "stale_lock"}
-    assert checks["last_tick"]["fix"] == "holon tick a"
-    assert "queued_messages" in checks["due_work"]["reasons"]
-    assert checks["due_work"]["fix"] == "holon tick a --until-idle"
-    assert checks["dead_letters"]["count"] == 1
-    assert code == 1 and doc["status"] == "warn"
+def test_exit_code_is_0_with_warnings_only(machine, holon_env):
+    init_home(None, "a")
+    result = invoke(doctor_cmd)
+    assert result.exit_code == 0 and "[warn] scheduler: no scheduler entry" in result.stdout
+    result = invoke(doctor_cmd, "--json", "a")
+    assert result.exit_code == 0 and json.loads(result.stdout)["status"] == "warn"
 
 
-def test_a_ticked_idle_agent_is_ok(machine, agent):
-    from holon.runtime.tick import tick
-
-    machine.crontab.write_text(f"* * * * * {machine.exe} tick --all\n")
-    tick(agent, wait=True)
-    code, doc = doctor_json()
-    assert [f["check"] for f in doc["findings"]] == ["scheduler", "last_tick"]
-    assert doc["findings"][1]["status"] == "ok" and doc["findings"][1]["last_tick_at"]
+def test_everything_in_order_is_all_ok(machine, holon_env, tmp_path):
+    agent = init_home(None, "a")
+    budget.set_override(Agent(agent), _script(tmp_path, "ok.jsonl", {"text": "done"}))
+    admission.admit(agent, "cli_prompt", "operator_prompt", admission.text_body("hello"))
+    tick(agent)
+    _crontab(tmp_path, (machine / "holon", holon_env, ""))
+    code, out, _ = cli("doctor", "--json")
+    doc = json.loads(out)
     assert (code, doc["status"]) == (0, "ok")
+    assert [f["check"] for f in doc["findings"]] == ["holon_home", "config", "scheduler"]
+    assert [f["check"] for f in doc["agents"][0]["findings"]] == ["model", "last_tick"]
 
 
-def test_doctor_writes_nothing(machine, agent):
-    before = {p: p.read_bytes() for p in agent.root.rglob("*") if p.is_file()}
-    assert run_doctor("--json")[0] == 1
-    after = {p: p.read_bytes() for p in agent.root.rglob("*") if p.is_file()}
-    assert after == before
-    assert not machine.systemd.exists() and machine.crontab.read_text() == ""
+def test_unknown_agent_argument_is_a_usage_error(machine, holon_env):
+    init_home(None, "a")
+    fails("doctor", "nobody", code=2, kind="unknown_agent")
+
+
+def test_help_documents_the_exit_codes(holon_env):
+    out = run("doctor", "--help").stdout
+    assert "Usage: holon doctor [OPTIONS] [AGENT]..." in out
+    assert "1 when any" in out and "finding is an" in out
