@@ -119,6 +119,37 @@ def test_a_cron_tick_without_secrets_in_its_environment_uses_the_keys_file(serve
             assert SECRET not in path.read_text(errors="replace"), path
 
 
+def test_the_printed_cron_line_runs_a_real_provider_with_a_key_from_holon_keys(server, tmp_path):
+    """The whole unattended path: `holon schedule cron` pasted verbatim, run under cron's bare
+    environment (`env -i`), a provider configured in config.toml, its key only in `holon keys`."""
+    import getpass
+    import subprocess
+
+    home = Path(os.environ["HOLON_HOME"])
+    assert run("init", "--agent-id", "a").returncode == 0
+    write_config(f'model = "openai/m"\n[providers.openai]\nbase_url = "{server.url}/v1"\n')
+    assert run("keys", "set", "OPENAI_API_KEY", "-", input=SECRET).returncode == 0
+    assert run("prompt", "a", "hello", "--no-wait").returncode == 0
+    line = run("schedule", "cron").stdout.rstrip("\n")
+    command = line.split(" ", 5)[5].rpartition(" # holon tick: HOLON_HOME=")[0]
+    server.json(ResponsesKit().text_round())
+    user = tmp_path / "user"
+    user.mkdir()
+    cron_env = [f"HOME={user}", f"LOGNAME={getpass.getuser()}", "PATH=/usr/bin:/bin"]
+    proc = subprocess.run(
+        ["/usr/bin/env", "-i", *cron_env, "SHELL=/bin/sh", "/bin/sh", "-c", command],
+        capture_output=True,
+        text=True,
+        cwd=user,
+        timeout=120,
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    assert sent_key(server.requests[0]) == SECRET
+    briefs = [json.loads(ln) for ln in run("briefs", "a", "--jsonl").stdout.splitlines()]
+    assert [b["kind"] for b in briefs] == ["result"]
+    assert "a: ran" in (home / "logs" / "tick.log").read_text()
+
+
 # -- settings merge field by field ---------------------------------------------------------------
 
 
