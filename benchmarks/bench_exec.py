@@ -58,4 +58,5 @@ def main(n: int = 30) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 30))
+    args = [a for a in sys.argv[1:] if a != "--quick"]  # run.py passes --quick: fewer samples
+    sys.exit(main(int(args[0]) if args else (10 if "--quick" in sys.argv else 30)))
