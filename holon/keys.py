@@ -8,9 +8,12 @@ secrets in their environment, rely on. Values are never printed, logged or put i
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from holon.errors import InvalidInput, UsageError
@@ -145,20 +148,37 @@ def set_key(name: str, value: str) -> None:
             kind="invalid_key_value",
             hint='pass the key on standard input: printf %s "$KEY" | holon keys set NAME -',
         )
-    keys = _read()
-    keys[name] = value
-    _write(keys)
+    with _locked():
+        keys = _read()
+        keys[name] = value
+        _write(keys)
 
 
 def remove(name: str) -> bool:
     """Forget `name`; False when it was not stored."""
     check_name(name)
-    keys = _read()
-    if name not in keys:
-        return False
-    del keys[name]
-    _write(keys)
+    with _locked():
+        keys = _read()
+        if name not in keys:
+            return False
+        del keys[name]
+        _write(keys)
     return True
+
+
+@contextmanager
+def _locked() -> Iterator[None]:
+    """Serialise read-modify-write of the keys file across processes: flock on its directory (the
+    file itself is replaced by rename, and a lock file would be one more thing in HOLON_HOME); the
+    lock dies with its process. Two `holon keys set` at once both land."""
+    p = path()
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(p.parent, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _write(keys: dict[str, str]) -> None:

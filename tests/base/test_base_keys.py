@@ -110,3 +110,22 @@ def test_report_says_where_from_never_what(monkeypatch):
 def test_how_to_set_names_both_ways():
     hint = keys.how_to_set("DEEPSEEK_API_KEY")
     assert "export DEEPSEEK_API_KEY=..." in hint and "holon keys set DEEPSEEK_API_KEY" in hint
+
+
+def test_concurrent_sets_all_land(holon_env):
+    """Each `holon keys set` is a read-modify-write of one file: they are serialised."""
+    import subprocess
+    import sys
+
+    from helpers import subprocess_env
+
+    code = (
+        "import sys; from holon import keys\n"
+        "for i in range(10): keys.set_key(f'K_{sys.argv[1]}_{i}', 'v' + sys.argv[1])\n"
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, str(n)], env=subprocess_env())
+        for n in range(8)
+    ]
+    assert [p.wait(timeout=60) for p in procs] == [0] * 8
+    assert len(keys.names()) == 80
