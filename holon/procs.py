@@ -43,3 +43,27 @@ def group_members(pgid: int) -> list[int]:
         if int(rest[2]) == pgid and rest[0] != b"Z":
             members.append(int(name))
     return members
+
+
+NO_PROC = b"\0no-proc\0"
+
+
+def proc_file(pid: int, name: str) -> bytes:
+    """/proc/<pid>/<name>, b"" when the process or file is gone, NO_PROC where there is no /proc
+    at all (macOS)."""
+    try:
+        with open(f"/proc/{pid}/{name}", "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return b"" if os.path.isdir("/proc/self") else NO_PROC
+    except OSError:
+        return b""
+
+
+def supervises(pid: int | None, task_id: str) -> bool:
+    """Is `pid` alive and, where /proc tells, a process whose command line names `task_id` (a
+    task's supervisor)? After a restore or a reboot a pid in a marker may be someone else's."""
+    if not alive(pid):
+        return False
+    cmdline = proc_file(int(pid or 0), "cmdline")
+    return cmdline is NO_PROC or task_id.encode() in cmdline.split(b"\0")

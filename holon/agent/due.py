@@ -12,7 +12,7 @@ import os
 
 from holon import clock
 from holon.home.layout import Home
-from holon.procs import alive
+from holon.procs import supervises
 from holon.store.queue import not_before_of
 
 
@@ -63,7 +63,8 @@ def due_reasons(home: Home) -> list[str]:
 
 
 def _dead_task_supervisor(active_dir: os.PathLike) -> bool:
-    """A task whose supervisor process is gone needs recovery (its pid is the marker's content)."""
+    """A task whose supervisor process is gone needs recovery (its pid is the marker's content;
+    a live pid that is not the task's supervisor, reused after a restore or reboot, is gone)."""
     try:
         entries = list(os.scandir(active_dir))
     except FileNotFoundError:
@@ -74,6 +75,6 @@ def _dead_task_supervisor(active_dir: os.PathLike) -> bool:
                 pid = int(fh.read().strip() or b"0")
         except (OSError, ValueError):
             return True
-        if not alive(pid):
+        if not supervises(pid, e.name):
             return True
     return False

@@ -27,7 +27,7 @@ import os
 from holon import clock
 from holon.agent.handle import Agent
 from holon.home.layout import Home
-from holon.procs import alive, group_members
+from holon.procs import NO_PROC, group_members, proc_file, supervises
 from holon.store.atomic import write_text
 from holon.tasks import results, spawn, store
 
@@ -39,19 +39,11 @@ def recover_tasks(agent: Agent) -> list[str]:
     recovered = []
     for task_id in store.active_ids(home):
         pid = store.read_marker(home, task_id)
-        if supervisor_alive(pid, task_id):
+        if supervises(pid, task_id):
             continue
         if _recover_one(agent, task_id, pid):
             recovered.append(task_id)
     return recovered + _recover_unmarked(agent)
-
-
-def supervisor_alive(pid: int | None, task_id: str) -> bool:
-    """Is `pid` a live process, and (where /proc tells) the supervisor of `task_id`?"""
-    if not alive(pid):
-        return False
-    cmdline = _proc_file(int(pid or 0), "cmdline")
-    return cmdline is _NO_PROC or task_id.encode() in cmdline.split(b"\0")
 
 
 def command_alive(home: Home, task_id: str, pgid: int) -> bool:
@@ -59,29 +51,16 @@ def command_alive(home: Home, task_id: str, pgid: int) -> bool:
     if pgid <= 1 or not spawn.group_alive(pgid):
         return False
     members = group_members(pgid)
-    if _proc_file(os.getpid(), "cmdline") is _NO_PROC:
+    if proc_file(os.getpid(), "cmdline") is NO_PROC:
         return True  # no /proc: the group is alive, and that is all that can be known
     task_dir = os.fspath(home.task_dir(task_id)).encode()
     env = f"HOLON_AGENT_HOME={home.root}".encode()
     for pid in members:
-        if pid == pgid and task_dir in _proc_file(pid, "cmdline"):
+        if pid == pgid and task_dir in proc_file(pid, "cmdline"):
             return True  # the wrapper shell names the task's exit file
-        if env in _proc_file(pid, "environ").split(b"\0"):
+        if env in proc_file(pid, "environ").split(b"\0"):
             return True
     return False
-
-
-_NO_PROC = b"\0no-proc\0"
-
-
-def _proc_file(pid: int, name: str) -> bytes:
-    try:
-        with open(f"/proc/{pid}/{name}", "rb") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        return b"" if os.path.isdir("/proc/self") else _NO_PROC
-    except OSError:
-        return b""
 
 
 def _recover_one(agent: Agent, task_id: str, supervisor_pid: int) -> bool:
@@ -146,7 +125,7 @@ def _recover_unmarked(agent: Agent) -> list[str]:
         if not record or record.get("status") in store.TERMINAL:
             continue
         supervisor = int(record.get("supervisor_pid") or 0)
-        if supervisor_alive(supervisor, entry.name):
+        if supervises(supervisor, entry.name):
             again = True  # the marker was lost, not the supervisor: it still finishes the task
             continue
         if not supervisor and _younger_than(record, PROMOTION_GRACE_S):

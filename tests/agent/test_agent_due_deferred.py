@@ -30,3 +30,12 @@ def test_a_ready_message_beside_a_deferred_one_is_due_now(agent, monkeypatch):
     agent.queue.put({"id": "m2"}, "background")
     assert due.due_reasons(agent) == ["queued_messages"]
     assert nextdue.compute(agent) == T0 + 3600
+
+
+def test_a_task_marker_whose_pid_is_not_its_supervisor_is_due_for_recovery(agent):
+    """After a restore or a reboot a marker's pid may be alive but someone else's."""
+    import os
+
+    agent.tasks_active.mkdir(parents=True, exist_ok=True)
+    (agent.tasks_active / "task_old").write_text(f"{os.getpid()}\n")  # alive, not a supervisor
+    assert "task_recovery" in due.due_reasons(agent)

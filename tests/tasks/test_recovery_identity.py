@@ -10,6 +10,7 @@ import subprocess
 import pytest
 from helpers import wait_for
 
+from holon import procs
 from holon.agent.handle import Agent
 from holon.procs import alive
 from holon.store import jsonl
@@ -61,7 +62,7 @@ def test_a_marker_naming_a_strangers_process_is_no_supervisor(agent, stranger):
     """After a restored commit the marker's pid is alive, but it is not this task's supervisor;
     the record's command pid is the same stranger, who must survive the recovery."""
     record(agent, "task_old", pid=stranger, supervisor=stranger, marker=stranger)
-    assert not recovery.supervisor_alive(stranger, "task_old")
+    assert not procs.supervises(stranger, "task_old")
     assert not recovery.command_alive(agent, "task_old", stranger)
     assert recovery.recover_tasks(Agent(agent)) == ["task_old"]
     rec = store.load(agent, "task_old")
@@ -77,8 +78,8 @@ def test_a_real_supervisor_and_command_are_recognised(agent):
     assert isinstance(out, command.Promoted)
     task_id, pgid = out.task["id"], out.task["pid"]
     supervisor = store.read_marker(agent, task_id)
-    assert recovery.supervisor_alive(supervisor, task_id)
-    assert not recovery.supervisor_alive(supervisor, "task_other")
+    assert procs.supervises(supervisor, task_id)
+    assert not procs.supervises(supervisor, "task_other")
     assert recovery.command_alive(agent, task_id, pgid)
     assert recovery.recover_tasks(Agent(agent)) == []
     assert store.load(agent, task_id)["status"] == "running"
