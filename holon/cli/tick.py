@@ -104,11 +104,15 @@ def _tick(
 
         try:
             report = tick(home, until_idle=until_idle, model=model, wait=wait).to_dict()
-        except HolonError as exc:
+        except Exception as exc:  # with --all, one agent's failure never stops the others
             if not all_agents:
                 raise
             report = {"agent_id": home.agent_id, "outcome": "error", "home": str(home.root)}
-            report["error"] = f"{exc.kind}: {exc.message}" + (f" ({exc.hint})" if exc.hint else "")
+            if isinstance(exc, HolonError):
+                hint = f" ({exc.hint})" if exc.hint else ""
+                report["error"] = f"{exc.kind}: {exc.message}{hint}"
+            else:
+                report["error"] = f"internal_error: {type(exc).__name__}: {exc}"
             reports.append(report)
             code = max(code, 1)
             continue

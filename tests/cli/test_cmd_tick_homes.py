@@ -63,3 +63,28 @@ def test_commit_after_turn_can_be_switched_on_in_config(holon_env, script):
     assert run("tick", "a", env=env).returncode == 0
     assert _git(home.root, "log", "-1", "--format=%s").strip() == "Configured commit."
     assert os.path.exists(home.root / ".holon" / ".gitignore")
+
+
+def test_one_agent_that_cannot_be_ticked_does_not_stop_the_others(holon_env, script, monkeypatch):
+    from scenario_helpers import cli
+
+    from holon.agent import admission
+    from holon.runtime import tick as runtime_tick
+
+    monkeypatch.setenv("HOLON_MODEL", script({"text": "fine"}))
+    homes = [init_home(None, name) for name in ("a", "b", "c")]
+    for home in homes:
+        admission.admit(home, "cli_prompt", "operator_prompt", admission.text_body("go"))
+    real = runtime_tick.tick
+
+    def flaky(home, **kw):
+        if home.agent_id == "b":
+            raise RuntimeError("disk on fire")
+        return real(home, **kw)
+
+    monkeypatch.setattr(runtime_tick, "tick", flaky)
+    code, out, err = cli("tick", "--all")
+    assert code == 1
+    assert out.splitlines()[0] == "a: ran" and "c: ran" in out
+    assert "b: error" in err and "internal_error: RuntimeError: disk on fire" in err
+    assert not homes[0].queue.pending() and not homes[2].queue.pending()
