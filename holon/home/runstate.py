@@ -18,7 +18,6 @@ ledgers were rewound under it). What a rebuild recovers:
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -138,11 +137,8 @@ def unfinished_turns(home: Home) -> dict[str, dict[str, Any]]:
                     b'"message"' in line or b"turn_terminal" in line
                 ):
                     continue
-                try:
-                    entry = json.loads(line)
-                except ValueError:
-                    continue
-                if not isinstance(entry, dict):
+                entry = jsonl.parse_line(line)
+                if entry is None:
                     continue
                 mid, tid = entry.get("message_id"), entry.get("turn_id")
                 if entry.get("kind") == "message" and mid in waiting and mid not in began and tid:

@@ -27,6 +27,7 @@ from holon import clock
 from holon.errors import InvalidInput, OperationFailed, UsageError
 from holon.home.layout import Home
 from holon.memory import DEFAULT_CHARS, DEFAULT_LIMIT, MAX_CHARS, MAX_LIMIT, project, sources
+from holon.store import jsonl
 from holon.store.locks import LockBusy, locked
 
 T = TypeVar("T")
@@ -126,19 +127,33 @@ def _sql_str(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
 
 
-def _usable(home: Home) -> bool:
+def _valid_connection(home: Home) -> sqlite3.Connection | None:
+    """A connection to a usable index (this schema, this agent), or None."""
     if not home.memory_index.exists():
-        return False
+        return None
     try:
         conn = _connect(home.memory_index)
     except sqlite3.DatabaseError:
-        return False
+        return None
     try:
-        return _valid(conn, home.agent_id)
+        if _valid(conn, home.agent_id):
+            return conn
     except sqlite3.DatabaseError:
-        return False
-    finally:
-        conn.close()
+        pass
+    conn.close()
+    return None
+
+
+def _open(home: Home) -> sqlite3.Connection:
+    """A connection to a usable index, created (under the writer lock) when there is none."""
+    conn = _valid_connection(home)
+    if conn is None:
+        with _writer(home):
+            conn = _valid_connection(home)
+            if conn is None:
+                _create(home)
+                conn = _connect(home.memory_index)
+    return conn
 
 
 @contextmanager
@@ -229,19 +244,6 @@ def _moved(fd: int, row: sqlite3.Row) -> bool:
     return row["offset"] > 0 and _head(fd, row["offset"]) != row["digest"]
 
 
-class _Ledger:
-    """An append-only ledger as a source: the docs its records become."""
-
-    def __init__(self, name: str, path: Path, rel: str) -> None:
-        self.name, self.path, self.rel = name, path, rel
-
-    def reset(self, w: _Writer) -> None:
-        w.drop_origin(self.name)
-
-    def records(self, w: _Writer, recs: list[dict[str, Any]]) -> None:
-        raise NotImplementedError
-
-
 def _doc(build: Callable[..., sources.Doc | None], *args: Any) -> sources.Doc | None:
     """The document of one record, or None for a record too malformed to be one: a hand-edited
     or foreign line must never stop the rest of its ledger from being indexed."""
@@ -251,17 +253,25 @@ def _doc(build: Callable[..., sources.Doc | None], *args: Any) -> sources.Doc | 
         return None
 
 
-class _Briefs(_Ledger):
+class _Ledger:
+    """An append-only ledger as a source: by default each record is one doc, built by `build`
+    (briefs, episodes); work items and the transcript override `records`."""
+
+    def __init__(
+        self,
+        name: str,
+        path: Path,
+        rel: str,
+        build: Callable[[dict[str, Any], str], sources.Doc | None] | None = None,
+    ) -> None:
+        self.name, self.path, self.rel, self.build = name, path, rel, build
+
+    def reset(self, w: _Writer) -> None:
+        w.drop_origin(self.name)
+
     def records(self, w: _Writer, recs: list[dict[str, Any]]) -> None:
         for rec in recs:
-            if doc := _doc(sources.brief_doc, rec, self.rel):
-                w.upsert(doc)
-
-
-class _Episodes(_Ledger):
-    def records(self, w: _Writer, recs: list[dict[str, Any]]) -> None:
-        for rec in recs:
-            if doc := _doc(sources.episode_doc, rec, self.rel):
+            if self.build is not None and (doc := _doc(self.build, rec, self.rel)):
                 w.upsert(doc)
 
 
@@ -381,8 +391,13 @@ class _Transcript(_Ledger):
 
 def _ledgers(home: Home) -> list[_Ledger]:
     return [
-        _Briefs("briefs", home.briefs, _rel(home, home.briefs)),
-        _Episodes("episodes", home.context_episodes, _rel(home, home.context_episodes)),
+        _Ledger("briefs", home.briefs, _rel(home, home.briefs), sources.brief_doc),
+        _Ledger(
+            "episodes",
+            home.context_episodes,
+            _rel(home, home.context_episodes),
+            sources.episode_doc,
+        ),
         _WorkItems("work_items", home.work_items, _rel(home, home.work_items)),
         _Transcript("transcript", home.transcript, _rel(home, home.transcript)),
     ]
@@ -434,7 +449,7 @@ def _catch_up_ledger(w: _Writer, ledger: _Ledger) -> None:
                 end = data.rfind(b"\n")
             if end < 0:
                 break  # only a torn or unfinished last line is left
-            recs = [r for r in map(_parse, data[: end + 1].split(b"\n")) if r is not None]
+            recs = [r for r in map(jsonl.parse_line, data[: end + 1].split(b"\n")) if r is not None]
             new = offset + end + 1
             _txn(
                 w,
@@ -444,16 +459,6 @@ def _catch_up_ledger(w: _Writer, ledger: _Ledger) -> None:
                 ),
             )
             offset = new
-
-
-def _parse(line: bytes) -> dict[str, Any] | None:
-    if not line.strip():
-        return None
-    try:
-        rec = json.loads(line)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    return rec if isinstance(rec, dict) else None
 
 
 def _txn(w: _Writer, fn: Callable[[], Any]) -> None:
@@ -618,11 +623,7 @@ def _with_index(home: Home, fn: Callable[[sqlite3.Connection, bool], T]) -> T:
     rebuilt once; an index that cannot be brought up to date is read as it is (stale=True)."""
     try:
         for attempt in (1, 2):
-            if not _usable(home):
-                with _writer(home):
-                    if not _usable(home):
-                        _create(home)
-            conn = _connect(home.memory_index)
+            conn = _open(home)
             try:
                 stale = False
                 try:

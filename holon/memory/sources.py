@@ -72,8 +72,12 @@ def _line(text: str, limit: int = 100) -> str:
     return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
-def _bounded(text: str) -> tuple[str, bool]:
-    return (text, False) if len(text) <= MAX_BODY else (text[:MAX_BODY], True)
+def _bounded(text: str, meta: dict[str, Any]) -> str:
+    """`text` up to MAX_BODY; a longer one keeps its head and says so in `meta`."""
+    if len(text) <= MAX_BODY:
+        return text
+    meta["body_truncated"] = True
+    return text[:MAX_BODY]
 
 
 def _ws(rec: dict[str, Any]) -> str:
@@ -85,7 +89,6 @@ def brief_doc(rec: dict[str, Any], source_path: str) -> Doc | None:
     text = rec.get("text")
     if not isinstance(text, str) or not text.strip() or not isinstance(rec.get("id"), str):
         return None
-    body, cut = _bounded(text)
     meta = {
         "brief_id": rec["id"],
         "brief_kind": rec.get("kind"),
@@ -93,8 +96,7 @@ def brief_doc(rec: dict[str, Any], source_path: str) -> Doc | None:
         "related_message_id": rec.get("related_message_id"),
         "related_task_id": rec.get("related_task_id"),
     }
-    if cut:
-        meta["body_truncated"] = True
+    body = _bounded(text, meta)
     return Doc(
         key=rec["id"],
         origin="briefs",
@@ -173,10 +175,8 @@ def work_item_doc(rec: dict[str, Any], source_path: str, plan: str | None) -> Do
         lines.append(f"Result: {rec['result_summary']}")
     if plan and plan.strip():
         lines += ["Plan:", plan.strip()]
-    body, cut = _bounded("\n".join(str(x) for x in lines if x))
     meta = {"work_item_id": rec["id"], "state": rec.get("state")}
-    if cut:
-        meta["body_truncated"] = True
+    body = _bounded("\n".join(str(x) for x in lines if x), meta)
     return Doc(
         key=rec["id"],
         origin="work_items",
@@ -196,7 +196,6 @@ def message_doc(entry: dict[str, Any], source_path: str, workspace: str) -> Doc 
     key = entry.get("message_id") or entry.get("id")
     if not isinstance(text, str) or not text.strip() or not isinstance(key, str):
         return None
-    body, cut = _bounded(text)
     kind = data.get("message_kind") or "message"
     meta = {
         "message_id": entry.get("message_id"),
@@ -205,8 +204,7 @@ def message_doc(entry: dict[str, Any], source_path: str, workspace: str) -> Doc 
         "origin_kind": data.get("origin_kind"),
         "trust": data.get("trust"),
     }
-    if cut:
-        meta["body_truncated"] = True
+    body = _bounded(text, meta)
     return Doc(
         key=key,
         origin="transcript",
@@ -305,9 +303,7 @@ def tool_doc(
         updated = result.get("created_at") or updated
     else:
         meta["status"] = "no_result"
-    body, cut = _bounded("\n".join(lines))
-    if cut:
-        meta["body_truncated"] = True
+    body = _bounded("\n".join(lines), meta)
     return Doc(
         key=f"{call.get('turn_id')}:{call.get('key') or call.get('call_id')}",
         origin="transcript",

@@ -21,7 +21,7 @@ from holon import clock, config, keys
 from holon.agent.due import due_reasons
 from holon.errors import HolonError, UsageError
 from holon.home import registry
-from holon.home.layout import Home
+from holon.home.layout import Home, describe
 from holon.ops import schedule_found
 from holon.paths import config_path, holon_home
 from holon.procs import alive
@@ -49,12 +49,8 @@ def worst(findings: Sequence[dict[str, Any]]) -> str:
 # -- reading a home without trusting it ------------------------------------------------------
 def why(exc: BaseException) -> str:
     """One line saying why a file could not be used (never its content)."""
-    if isinstance(exc, json.JSONDecodeError):
-        return f"is not valid JSON ({exc.msg} at line {exc.lineno})"
-    if isinstance(exc, UnicodeDecodeError):
-        return "is not valid UTF-8"
-    if isinstance(exc, OSError):
-        return f"cannot be read ({exc.strerror})"
+    if isinstance(exc, json.JSONDecodeError | UnicodeDecodeError | OSError):
+        return describe(exc)  # worded as the home itself words them
     if isinstance(exc, HolonError):
         return exc.message
     errors = getattr(exc, "errors", None)  # pydantic's ValidationError

@@ -67,7 +67,8 @@ def _repair_torn_tail(fd: int) -> None:
         os.ftruncate(fd, end)
 
 
-def _parse(line: bytes) -> dict | None:
+def parse_line(line: bytes) -> dict | None:
+    """One ledger line as a record; None for a blank, torn or non-object line."""
     line = line.strip()
     if not line:
         return None
@@ -89,7 +90,7 @@ def read(path: str | os.PathLike) -> Iterator[dict]:
             if not line.endswith(b"\n"):
                 # torn last line: not committed yet
                 break
-            rec = _parse(line)
+            rec = parse_line(line)
             if rec is not None:
                 yield rec
 
@@ -105,7 +106,7 @@ def read_from(path: str | os.PathLike, offset: int) -> tuple[list[dict], int]:
     end = data.rfind(b"\n")
     if end < 0:
         return [], offset
-    records = [r for r in (_parse(x) for x in data[: end + 1].split(b"\n")) if r is not None]
+    records = [r for r in (parse_line(x) for x in data[: end + 1].split(b"\n")) if r is not None]
     return records, offset + end + 1
 
 
@@ -133,7 +134,7 @@ def tail(path: str | os.PathLike, n: int) -> list[dict]:
                     continue
                 carry, data = data[:idx], data[idx + 1 :]
             for line in reversed(data.split(b"\n")):
-                rec = _parse(line)
+                rec = parse_line(line)
                 if rec is not None:
                     found.append(rec)
                     if len(found) >= n:
@@ -161,7 +162,7 @@ def scan(path: str | os.PathLike) -> tuple[int, int, bool]:
                     break
                 if not line.strip():
                     continue
-                if _parse(line) is None:
+                if parse_line(line) is None:
                     bad += 1
                 else:
                     good += 1
@@ -185,7 +186,7 @@ def repair(path: str | os.PathLike) -> int:
     for line in lines:
         if not line.strip():
             continue
-        (keep if _parse(line) is not None else rejects).append(line)
+        (keep if parse_line(line) is not None else rejects).append(line)
     if not rejects:
         return 0
     with open(f"{os.fspath(path)}.rejects", "ab") as fh:

@@ -251,19 +251,20 @@ def test_a_crash_in_the_middle_of_catch_up_repeats_nothing_and_loses_nothing(hom
     for i in range(300):
         _brief(home, i, f"note {i} " + "padding " * 40)
     monkeypatch.setattr(index, "CHUNK_BYTES", 16 * 1024)
-    real = index._Briefs.records
+    real = index._Ledger.records
     calls = {"n": 0}
 
     def dying(self, w, recs):
-        calls["n"] += 1
-        if calls["n"] == 3:
-            raise KeyboardInterrupt  # the process is killed mid-chunk
+        if self.name == "briefs":
+            calls["n"] += 1
+            if calls["n"] == 3:
+                raise KeyboardInterrupt  # the process is killed mid-chunk
         return real(self, w, recs)
 
-    monkeypatch.setattr(index._Briefs, "records", dying)
+    monkeypatch.setattr(index._Ledger, "records", dying)
     with pytest.raises(KeyboardInterrupt):
         index.search(home, "note")
-    monkeypatch.setattr(index._Briefs, "records", real)
+    monkeypatch.setattr(index._Ledger, "records", real)
     assert index.status(home)["by_kind"] == {"brief": 300, "memory_file": 2}
     with sqlite3.connect(home.memory_index) as db:
         assert db.execute("SELECT count(*) FROM fts").fetchone()[0] == 302
