@@ -21,6 +21,7 @@ RANK = {
     "model": 2,
     "home": 3,
     "agent": 4,
+    "sandbox": 4,
     "tasks": 5,
     "context": 5,
     "patch": 5,

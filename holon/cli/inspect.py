@@ -36,6 +36,7 @@ def status_cmd(agent: str, as_json: bool) -> None:
             else ""
         ),
         f"tasks:    {summary['tasks']['active']} active",
+        _sandbox_line(summary["sandbox"]),
         f"model:    {summary['model']['effective_model'] or '(none)'} "
         f"({summary['model']['source']})",
         f"tokens:   {tu['input_tokens']} in, {tu['output_tokens']} out, "
@@ -45,6 +46,19 @@ def status_cmd(agent: str, as_json: bool) -> None:
     if summary.get("lifecycle_hint"):
         lines.append(f"hint:     {summary['lifecycle_hint']}")
     click.echo("\n".join(lines))
+
+
+def _sandbox_line(sb: dict) -> str:
+    if "error" in sb:
+        return f"sandbox:  invalid: {sb['error']['message']} (commands are refused)"
+    enforced = (
+        f"enforced by {sb['enforcement']}"
+        if sb["enforced"] and sb["enforcement"] != "none"
+        else "not confined"
+        if sb["enforced"]
+        else "NOT ENFORCEABLE here: commands are refused"
+    )
+    return f"sandbox:  {sb['mode']}, network {sb['network']} ({enforced})"
 
 
 def _context_line(ctx: dict) -> str:

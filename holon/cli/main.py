@@ -39,6 +39,7 @@ COMMANDS: dict[str, str] = {
     "debug": "holon.cli.debug:debug_group",
     "memory": "holon.cli.memory:memory_group",
     "schedule": "holon.cli.schedule:schedule_cmd",
+    "sandbox": "holon.cli.sandbox:sandbox_group",
 }
 
 

@@ -37,6 +37,7 @@ GITIGNORE = f"""\
 /artifacts/
 /triggers/
 /logs/
+/scratch/
 *.tmp.*
 {GITIGNORE_END}
 """
@@ -158,6 +159,8 @@ class Home:
     trigger_lock = property(lambda self: self.locks / "trigger.lock")
     budget_json = property(lambda self: self.dot / "budget.json")
     workspace_json = property(lambda self: self.dot / "workspace.json")
+    sandbox_json = property(lambda self: self.dot / "sandbox.json")  # the sandbox mode: tracked
+    scratch = property(lambda self: self.dot / "scratch")  # per-command writable directories
     scripted_cursor = property(lambda self: self.dot / "scripted_cursor.json")
     # the OpenAI Responses transport's last request and response, for previous_response_id
     provider_continuation = property(lambda self: self.dot / "responses_continuation.json")
@@ -167,6 +170,9 @@ class Home:
 
     def task_dir(self, task_id: str) -> Path:
         return self.tasks / task_id
+
+    def scratch_dir(self, task_id: str) -> Path:
+        return self.scratch / task_id
 
     def plan_path(self, work_item_id: str) -> Path:
         return self.work_items_dir / work_item_id / "plan.md"

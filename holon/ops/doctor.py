@@ -379,6 +379,7 @@ def agent_report(home: Home) -> dict[str, Any]:
         fresh = _fresh(home, doc)
         doc["model"], doc["credentials"], found = model_findings(agent, fresh)
         out += found + _state_findings(aid, state, doc, fresh)
+        out += sandbox_finding(aid, home)
     if dead:
         out.append(
             finding(
@@ -394,6 +395,25 @@ def agent_report(home: Home) -> dict[str, Any]:
         msg = f"task(s) marked running whose supervisor is gone: {ids}"
         out.append(finding("stuck_tasks", "warn", msg, f"holon tick {aid}"))
     return doc
+
+
+def sandbox_finding(aid: str, home: Home) -> list[dict[str, Any]]:
+    """Whether this system enforces the agent's sandbox: if not, its commands are refused."""
+    from holon.sandbox import confine
+
+    sb = confine.summary(home)
+    if "error" in sb:
+        err = sb["error"]
+        if err["kind"] == "invalid_config":
+            return []  # config.toml itself: the config finding says it once
+        return [finding("sandbox", "error", err["message"], err["hint"], kind=err["kind"])]
+    said = f"{sb['mode']}, network {sb['network']}"
+    if not sb["enforced"]:
+        msg = f"{said}: this system cannot enforce it, so every command is refused"
+        fix = f"holon sandbox show {aid}  # then enable Landlock, or choose full-access"
+        return [finding("sandbox", "error", msg, fix, mode=sb["mode"])]
+    how = "not confined" if sb["enforcement"] == "none" else f"enforced by {sb['enforcement']}"
+    return [finding("sandbox", "ok", f"{said} ({how})", mode=sb["mode"])]
 
 
 def _fresh(home: Home, doc: dict[str, Any]) -> bool:

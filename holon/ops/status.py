@@ -11,6 +11,7 @@ from holon.agent.handle import Agent
 from holon.context import window
 from holon.home.layout import Home
 from holon.model.records import AgentState
+from holon.sandbox import confine
 
 
 def _count(path: os.PathLike) -> int:
@@ -51,6 +52,7 @@ def agent_summary(home: Home) -> dict[str, Any]:
             "next_not_before": clock.iso(min(t for _, t in deferred)) if deferred else None,
         },
         "tasks": {"active": _count(home.tasks_active)},
+        "sandbox": confine.summary(home),
         "current_work_item_id": state.current_work_item_id,
         "model": summary_model,
         "token_usage": state.token_usage.model_dump(),

@@ -13,6 +13,7 @@ from holon.agent import budget
 from holon.agent.handle import Agent
 from holon.home.layout import Home
 from holon.ids import new_id
+from holon.sandbox import confine
 from holon.store.atomic import write_bytes
 from holon.tasks import spawn, store
 
@@ -35,6 +36,7 @@ class CommandSpec:
     tty: bool
     accepts_input: bool
     yield_ms: int
+    execution_root: Path  # the workspace: writable in the workspace-write sandbox
 
     @property
     def digest(self) -> str:
@@ -77,18 +79,24 @@ def run(
     is stopped and reported with `exit_status=None` and `signal` set.
     """
     task_id = new_id("task")
-    exit_file = home.task_dir(task_id) / "exit_status"
-    env = {"HOLON_AGENT_ID": home.agent_id, "HOLON_AGENT_HOME": str(home.root)}
-    run_ = spawn.start(
-        spec.cmd,
-        workdir=spec.workdir,
-        shell=spec.shell,
-        login=spec.login,
-        tty=spec.tty,
-        accepts_input=spec.accepts_input,
-        exit_file=exit_file,
-        env_extra=env,
-    )
+    scratch = store.make_scratch(home, task_id)
+    try:
+        confinement = confine.prepare(
+            home, execution_root=spec.execution_root, workdir=spec.workdir, scratch=scratch
+        )
+        run_ = spawn.start(
+            spec.cmd,
+            workdir=spec.workdir,
+            shell=spec.shell,
+            login=spec.login,
+            tty=spec.tty,
+            accepts_input=spec.accepts_input,
+            exit_file=scratch / "exit_status",
+            confinement=confinement,
+        )
+    except BaseException:
+        store.remove_scratch(home, task_id)
+        raise
     deadline = run_.started + spec.yield_ms / 1000
     if run_.stdin_fd is not None and not spec.tty and not promote:
         os.close(run_.stdin_fd)
@@ -99,13 +107,20 @@ def run(
         run_.proc.wait()
         done = True
     if done:
+        store.remove_scratch(home, task_id)
         return _finished(run_)
-    tdir = home.task_dir(task_id)
-    tdir.mkdir(parents=True, exist_ok=True)
-    if run_.proc.poll() is not None:  # ended before its exit file had a directory to land in
+    if run_.proc.poll() is not None:  # ended just now: no task needed
         spawn.collect(run_, time.monotonic() + 0.2)
+        store.remove_scratch(home, task_id)
         return _finished(run_)
-    return _promote(home, spec, run_, task_id, parent_message_id)
+    home.task_dir(task_id).mkdir(parents=True, exist_ok=True)
+    try:
+        return _promote(home, spec, run_, task_id, parent_message_id)
+    except BaseException:  # no supervisor will own it: stop the command, leave nothing behind
+        spawn.kill_group(run_.proc.pid, grace=0.5)
+        spawn.close(run_)
+        store.remove_scratch(home, task_id)
+        raise
 
 
 def _finished(run_: spawn.Running) -> Finished:

@@ -43,7 +43,30 @@ def recover_tasks(agent: Agent) -> list[str]:
             continue
         if _recover_one(agent, task_id, pid):
             recovered.append(task_id)
-    return recovered + _recover_unmarked(agent)
+    found = recovered + _recover_unmarked(agent)
+    sweep_scratch(home)
+    return found
+
+
+SCRATCH_GRACE_S = 3600.0  # longer than any command runs before it is promoted or ends
+
+
+def sweep_scratch(home: Home) -> None:
+    """Scratch directories that no live task owns and that are older than any command in flight:
+    left by a tick killed while its command ran. Costs one listing of a (usually empty) dir."""
+    try:
+        entries = list(os.scandir(home.scratch))
+    except OSError:
+        return
+    now = clock.now_ts()
+    for entry in entries:
+        try:
+            old = now - entry.stat(follow_symlinks=False).st_mtime > SCRATCH_GRACE_S
+        except OSError:
+            continue
+        record = store.load(home, entry.name) if old else None
+        if old and (record is None or record.get("status") in store.TERMINAL):
+            store.remove_scratch(home, entry.name)
 
 
 def command_alive(home: Home, task_id: str, pgid: int) -> bool:
@@ -53,10 +76,11 @@ def command_alive(home: Home, task_id: str, pgid: int) -> bool:
     members = group_members(pgid)
     if proc_file(os.getpid(), "cmdline") is NO_PROC:
         return True  # no /proc: the group is alive, and that is all that can be known
-    task_dir = os.fspath(home.task_dir(task_id)).encode()
+    dirs = (home.scratch_dir(task_id), home.task_dir(task_id))
+    exit_files = [os.fspath(d).encode() for d in dirs]
     env = f"HOLON_AGENT_HOME={home.root}".encode()
     for pid in members:
-        if pid == pgid and task_dir in proc_file(pid, "cmdline"):
+        if pid == pgid and any(p in proc_file(pid, "cmdline") for p in exit_files):
             return True  # the wrapper shell names the task's exit file
         if env in proc_file(pid, "environ").split(b"\0"):
             return True
@@ -68,6 +92,7 @@ def _recover_one(agent: Agent, task_id: str, supervisor_pid: int) -> bool:
     record = store.load(home, task_id)
     if record is None:
         store.clear_active(home, task_id)
+        store.remove_scratch(home, task_id)
         return False
     if record.get("status") in store.TERMINAL:  # supervisor died after the terminal write
         results.finish(
@@ -78,11 +103,10 @@ def _recover_one(agent: Agent, task_id: str, supervisor_pid: int) -> bool:
             signal=record.get("signal"),
         )
         return True
-    tdir = home.task_dir(task_id)
     pid = int(record.get("pid") or 0)
     was_running = command_alive(home, task_id, pid)
     stopped = spawn.kill_group(pid, grace=1.0) if was_running else "not_running"
-    exit_status = store.read_exit_status(tdir)
+    exit_status = store.read_exit_status(home, task_id)
     failure = {
         "kind": "supervisor_lost",
         "task_id": task_id,

@@ -51,6 +51,7 @@ def finish(
         record["result_message_id"] = admit_result(home, record)
         store.save(home, record)
     store.clear_active(home, record["id"])
+    store.remove_scratch(home, record["id"])
     return record
 
 

@@ -42,6 +42,7 @@ from pathlib import Path
 import holon
 from holon.home.layout import Home
 from holon.procs import group_members
+from holon.sandbox.confine import Confinement
 from holon.tasks.store import group_alive, read_marker
 
 WRAPPER = '"$@"; s=$?; { echo $s >"$0"; } 2>/dev/null; exit $s'
@@ -80,7 +81,7 @@ def start(
     tty: bool,
     accepts_input: bool,
     exit_file: Path,
-    env_extra: dict[str, str],
+    confinement: Confinement,
 ) -> Running:
     if not os.path.isdir(workdir):
         raise SpawnError(
@@ -91,34 +92,44 @@ def start(
         raise SpawnError(f"shell {shell!r} was not found or is not executable", {"shell": shell})
     argv = ["/bin/sh", "-c", TTY_WRAPPER if tty else WRAPPER, str(exit_file), shell_path]
     argv += ["-l", "-c", cmd] if login else ["-c", cmd]
-    env = {**os.environ, **env_extra}
+    argv = confinement.argv_prefix + argv
     try:
         if tty:
-            return _start_tty(argv, workdir, env, exit_file)
+            return _start_tty(argv, workdir, confinement, exit_file)
         proc = subprocess.Popen(
             argv,
             cwd=workdir,
-            env=env,
+            env=confinement.env,
             start_new_session=True,
             stdin=subprocess.PIPE if accepts_input else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            preexec_fn=confinement.preexec,
         )
     except OSError as exc:
         raise SpawnError(
             f"could not start the command: {exc.strerror or exc}", {"errno": exc.errno}
         ) from None
+    except subprocess.SubprocessError as exc:  # the sandbox could not be applied in the child
+        raise SpawnError(
+            f"could not confine the command ({confinement.enforcement}): {exc}",
+            {"sandbox": confinement.policy.label},
+        ) from None
+    finally:
+        confinement.close()
     run = Running(proc, exit_file, False, time.monotonic())
     run.fds = {proc.stdout.fileno(): "stdout", proc.stderr.fileno(): "stderr"}
     run.stdin_fd = proc.stdin.fileno() if proc.stdin else None
     return run
 
 
-def _start_tty(argv: list[str], workdir: Path, env: dict, exit_file: Path) -> Running:
+def _start_tty(
+    argv: list[str], workdir: Path, confinement: Confinement, exit_file: Path
+) -> Running:
     import pty
 
     master, slave = pty.openpty()
-    env["HOLON_TTY"] = os.ttyname(slave)
+    env = {**confinement.env, "HOLON_TTY": os.ttyname(slave)}
     try:
         proc = subprocess.Popen(
             argv,
@@ -128,7 +139,11 @@ def _start_tty(argv: list[str], workdir: Path, env: dict, exit_file: Path) -> Ru
             stdin=slave,
             stdout=slave,
             stderr=slave,
+            preexec_fn=confinement.preexec,
         )
+    except BaseException:
+        os.close(master)
+        raise
     finally:
         os.close(slave)
     run = Running(proc, exit_file, True, time.monotonic())

@@ -3,7 +3,8 @@
 Layout of one command task directory:
     task.json      the TaskRecord (atomic replace; the terminal record is authoritative)
     output.log     combined output (stdout and stderr as read, or the tty transcript)
-    exit_status    "<n>\\n" written by the command's wrapper shell when the command ends
+    (exit_status   "<n>\\n" from the wrapper shell: in `.holon/scratch/<task_id>/`, the one
+                   directory a sandboxed command may write; see make_scratch)
     stdin.fifo     input channel for accepts_input tasks (read by the supervisor)
     stop_requested present once TaskStop asked the task to stop
 The marker `tasks/active/<task_id>` holds the supervisor pid while it is alive.
@@ -15,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -132,11 +134,30 @@ def find_running(home: Home, digest: str) -> dict[str, Any] | None:
     return None
 
 
-def read_exit_status(tdir: Path) -> int | None:
-    """The wrapper writes "<n>\\n" in one write; a file without the newline is not finished yet."""
-    try:
-        text = (tdir / "exit_status").read_text()
-    except (FileNotFoundError, UnicodeDecodeError):
+def make_scratch(home: Home, task_id: str) -> Path:
+    """The command's own writable directory (`.holon/scratch/<task_id>/`, 0700): its exit file,
+    and its TMPDIR in the read-only sandbox. Removed when the command or its task ends."""
+    path = home.scratch_dir(task_id)
+    os.makedirs(home.scratch, mode=0o700, exist_ok=True)
+    os.mkdir(path, 0o700)
+    return path
+
+
+def remove_scratch(home: Home, task_id: str) -> None:
+    shutil.rmtree(home.scratch_dir(task_id), ignore_errors=True)
+
+
+def read_exit_status(home: Home, task_id: str) -> int | None:
+    """The wrapper writes "<n>\\n" in one write; a file without the newline is not finished yet.
+    It lands in the command's scratch directory (in the task directory, for a task started
+    before scratch directories existed)."""
+    for path in (home.scratch_dir(task_id), home.task_dir(task_id)):
+        try:
+            text = (path / "exit_status").read_text()
+            break
+        except (FileNotFoundError, NotADirectoryError, UnicodeDecodeError):
+            continue
+    else:
         return None
     if not text.endswith("\n"):
         return None

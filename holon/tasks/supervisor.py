@@ -69,7 +69,7 @@ def supervise(
             else:
                 sel.unregister(key.fd)
                 open_outputs.discard(key.fd)
-        exit_status = store.read_exit_status(tdir)
+        exit_status = store.read_exit_status(home, task_id)
         ended = exit_status is not None or not alive(pid)
         if ended and ended_at is None:
             ended_at = time.monotonic()
@@ -110,7 +110,7 @@ def _finish(home: Home, tdir: Path, record: dict) -> None:
     # admission and pydantic: loaded only when the task ends, so the supervisor starts fast
     from holon.tasks import results
 
-    exit_status = store.read_exit_status(tdir)
+    exit_status = store.read_exit_status(home, record["id"])
     if (tdir / "stop_requested").exists():
         record["stop_requested"] = True
         results.finish(home, record, "cancelled", exit_status=exit_status)

@@ -7,11 +7,13 @@ from typing import Any
 
 from pydantic import Field
 
+from holon.errors import HolonError
 from holon.patch import receipt
 from holon.patch.errors import PatchError
 from holon.patch.grammar import GRAMMAR
 from holon.patch.parser import parse_patch
 from holon.patch.transaction import commit, plan
+from holon.sandbox import confine
 from holon.tools.base import RenderPolicy, Tool, ToolArgs, ToolContext, ToolFailure, ToolOutput
 
 DESCRIPTION = (
@@ -43,6 +45,24 @@ def _touches_memory(ctx: ToolContext, changes: list[Any]) -> bool:
     return any(p.is_relative_to(r) for p in paths for r in roots)
 
 
+def _confine(ctx: ToolContext, changes: list[Any]) -> None:
+    """ApplyPatch writes as the agent's commands may: never in .holon/, not in read-only."""
+    targets = [p for c in changes for p in (c.src, c.dst) if p is not None]
+    try:
+        refused = confine.refused_write(ctx.home, ctx.execution_root, targets)
+    except HolonError as exc:
+        raise ToolFailure(exc.kind, exc.message, details={}, recovery_hint=exc.hint) from None
+    if refused:
+        path, why = refused
+        raise ToolFailure(
+            "sandbox_denied",
+            f"ApplyPatch may not write {path}: {why}",
+            details={"path": path},
+            recovery_hint="change files inside the workspace only; the operator chooses the "
+            "sandbox mode (holon sandbox set)",
+        )
+
+
 class ApplyPatch(Tool):
     name = "ApplyPatch"
     description = DESCRIPTION
@@ -58,6 +78,7 @@ class ApplyPatch(Tool):
         assert isinstance(args, ApplyPatchArgs)
         try:
             changes = plan(ctx.execution_root, ctx.cwd, parse_patch(args.patch))
+            _confine(ctx, changes)
             commit(changes)
         except PatchError as exc:
             raise ToolFailure(

@@ -7,10 +7,11 @@ from typing import Any
 
 from pydantic import Field
 
+from holon.errors import HolonError
 from holon.tasks import command, spawn
 from holon.text import head_tail
 from holon.tools.base import RenderPolicy, Tool, ToolArgs, ToolContext, ToolFailure, ToolOutput
-from holon.tools.exec_command import resolve_workdir, split_budget
+from holon.tools.exec_command import resolve_workdir, sandbox_failure, split_budget
 
 
 class BatchItem(ToolArgs):
@@ -74,10 +75,13 @@ class ExecCommandBatch(Tool):
             False,
             False,
             item.yield_time_ms,
+            ctx.execution_root,
         )
         base = {"index": i, "cmd": item.cmd, "workdir": str(spec.workdir)}
         try:
             fin = command.run(ctx.home, spec, promote=False)
+        except HolonError as exc:  # the sandbox cannot be enforced: no command of the batch runs
+            raise sandbox_failure(exc) from None
         except spawn.SpawnError as exc:
             return {
                 **base,

@@ -9,6 +9,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
+from holon.errors import HolonError
+from holon.sandbox import policy as sandbox_policy
 from holon.store.artifacts import write_artifact
 from holon.tasks import command, spawn, store
 from holon.text import head_tail, pretty_if_json
@@ -22,6 +24,10 @@ GUIDANCE = (
     "you when it ends. Use TaskInput to type into tasks started with accepts_input or tty, and "
     "TaskStop to stop them."
 )
+
+
+# what a refused write or connection prints (EACCES, EPERM, EROFS)
+DENIAL_MARKERS = ("Permission denied", "Operation not permitted", "Read-only file system")
 
 
 class ExecCommandArgs(ToolArgs):
@@ -110,6 +116,42 @@ def completed_result(ctx: ToolContext, fin: Any, budget: int) -> dict[str, Any]:
     return result
 
 
+def sandbox_failure(exc: HolonError) -> ToolFailure:
+    """The agent's sandbox cannot be enforced or its config is invalid: no command runs."""
+    return ToolFailure(
+        exc.kind,
+        exc.message,
+        details={},
+        recovery_hint=(exc.hint or "") + " (the operator must do this; end the turn and report it)",
+    )
+
+
+def sandbox_denied(ctx: ToolContext, fin: Any) -> dict[str, Any] | None:
+    """A failed command whose output reads like a refused write or connection, in a sandbox that
+    refuses some: say so, so the model does not retry what cannot work."""
+    if fin.exit_status == 0:
+        return None
+    output = fin.stdout[-4000:] + fin.stderr[-4000:]
+    if not any(marker in output for marker in DENIAL_MARKERS):
+        return None
+    policy = sandbox_policy.read(ctx.home)
+    if policy.mode == "full-access" and policy.network == "allow":
+        return None
+    writable = {
+        "read-only": "nowhere but the command's scratch directory ($TMPDIR)",
+        "workspace-write": f"only inside {ctx.execution_root} and the temporary directories",
+        "full-access": "anywhere",
+    }[policy.mode]
+    net = "TCP connections are refused" if policy.network == "deny" else "the network is open"
+    return {
+        "mode": policy.mode,
+        "network": policy.network,
+        "hint": f"this may be the {policy.mode} sandbox: writes are allowed {writable}, "
+        f"never in the agent's .holon/; {net}. Do not retry the same operation; "
+        "work inside the writable places, or ask the operator to change the sandbox.",
+    }
+
+
 def task_handle(record: dict[str, Any]) -> dict[str, Any]:
     return {"task_id": record["id"], "kind": record["kind"]}
 
@@ -147,6 +189,7 @@ class ExecCommand(Tool):
             args.tty,
             accepts,
             args.yield_time_ms,
+            ctx.execution_root,
         )
 
     def run(self, ctx: ToolContext, args: ExecCommandArgs) -> ToolOutput:
@@ -164,6 +207,8 @@ class ExecCommand(Tool):
                 )
         try:
             outcome = command.run(ctx.home, spec, parent_message_id=ctx.message_id)
+        except HolonError as exc:
+            raise sandbox_failure(exc) from None
         except spawn.SpawnError as exc:
             raise ToolFailure(
                 "spawn_failed",
@@ -174,6 +219,9 @@ class ExecCommand(Tool):
         budget = ctx.policy.budget_chars(args.max_output_tokens)
         if isinstance(outcome, command.Finished):
             result = completed_result(ctx, outcome, budget)
+            denied = sandbox_denied(ctx, outcome)
+            if denied:
+                result["sandbox_denied"] = denied
             status = (
                 f"exit {outcome.exit_status}"
                 if outcome.exit_status is not None
@@ -209,6 +257,8 @@ def render_command(summary: str, r: dict[str, Any]) -> str:
             lines += ["--- stderr ---", r["stderr_preview"].rstrip("\n")]
         if not r["stdout_preview"] and not r["stderr_preview"]:
             lines.append("(no output)")
+        if r.get("sandbox_denied"):
+            lines.append(f"[sandbox_denied] {r['sandbox_denied']['hint']}")
         for i, art in enumerate(r["artifacts"]):
             lines.append(
                 f"[artifacts[{i}]] full {art['kind']} ({art['bytes']} bytes): {art['path']}"

@@ -74,8 +74,9 @@ def test_status_json_and_text_of_a_fresh_agent(agent):
     assert lines[0] == f"agent:    a ({agent})"
     assert lines[1] == "status:   awake_idle"
     assert lines[2] == "queue:    0 pending, 0 in progress, 0 dead letters"
-    assert lines[4] == "model:    (none) (runtime_default)"
-    assert lines[5] == "tokens:   0 in, 0 out, 0 rounds"
+    assert lines[4].startswith("sandbox:  workspace-write, network deny (")
+    assert lines[5] == "model:    (none) (runtime_default)"
+    assert lines[6] == "tokens:   0 in, 0 out, 0 rounds"
 
 
 def test_status_after_a_turn_counts_tokens(ran):

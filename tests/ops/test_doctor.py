@@ -152,6 +152,7 @@ def test_a_brand_new_agent_is_not_a_warning(sandbox, agent):
     assert [(f["check"], f["status"]) for f in doc["findings"]] == [
         ("model", "ok"),
         ("last_tick", "ok"),
+        ("sandbox", "ok"),
     ]
     assert doc["model"] is None and doc["last_tick_at"] is None
     assert "no model yet" in doc["findings"][0]["message"]

@@ -36,6 +36,7 @@ KEYS = {
     "external_trigger",
     "pending_wake_hint",
     "next_due_at",
+    "sandbox",
 }
 
 

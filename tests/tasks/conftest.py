@@ -1,13 +1,17 @@
-"""Task tests start real process groups: whatever a test leaves running is stopped after it."""
+"""Task tests start real process groups: whatever a test leaves running is stopped after it.
+`unconfined` builds the Confinement of a command started without a sandbox."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from holon.home.layout import Home
 from holon.procs import group_members
+from holon.sandbox.confine import Confinement
+from holon.sandbox.policy import Policy
 from holon.tasks import spawn, store
 
 
@@ -34,3 +38,15 @@ def stop_leftover_tasks(holon_env: Path):
             pgid = int(rec.get("pid") or 0)
             if rec.get("status") == "running" and pgid > 1 and _started_for(pgid, home):
                 spawn.kill_group(pgid, grace=0.2)
+
+
+def _unconfined(agent_id: str, agent_home: Path | str, **extra: str) -> Confinement:
+    env = {**os.environ, "HOLON_AGENT_ID": agent_id, "HOLON_AGENT_HOME": str(agent_home), **extra}
+    return Confinement(Policy(mode="full-access", network="allow"), env, "none")
+
+
+@pytest.fixture
+def unconfined():
+    """Build a Confinement without a sandbox, for spawn-level tests: full access, network
+    allowed, the whole environment plus the agent variables command.run sets (and `extra`)."""
+    return _unconfined

@@ -73,7 +73,9 @@ def test_a_marker_naming_a_strangers_process_is_no_supervisor(agent, stranger):
 
 
 def test_a_real_supervisor_and_command_are_recognised(agent):
-    spec = command.CommandSpec("sleep 30", agent.root, "/bin/sh", False, False, False, 100)
+    spec = command.CommandSpec(
+        "sleep 30", agent.root, "/bin/sh", False, False, False, 100, agent.root
+    )
     out = command.run(agent, spec)
     assert isinstance(out, command.Promoted)
     task_id, pgid = out.task["id"], out.task["pid"]
@@ -83,6 +85,24 @@ def test_a_real_supervisor_and_command_are_recognised(agent):
     assert recovery.command_alive(agent, task_id, pgid)
     assert recovery.recover_tasks(Agent(agent)) == []
     assert store.load(agent, task_id)["status"] == "running"
+
+
+@pytest.mark.parametrize("where", ["scratch", "task"])
+def test_a_wrapper_naming_the_exit_file_is_the_command(agent, where):
+    """The wrapper shell names its exit file: in the scratch dir, or the task dir of a task started
+    before scratch dirs existed. Without HOLON_AGENT_HOME in its environment, that is the proof."""
+    directory = agent.scratch_dir("task_w") if where == "scratch" else agent.task_dir("task_w")
+    wrapper = subprocess.Popen(
+        ["/bin/sh", "-c", "sleep 30", str(directory / "exit_status")],
+        start_new_session=True,
+        env={"PATH": os.environ["PATH"]},
+    )
+    try:
+        assert recovery.command_alive(agent, "task_w", wrapper.pid)
+        assert not recovery.command_alive(agent, "task_other", wrapper.pid)
+    finally:
+        wrapper.kill()
+        wrapper.wait()
 
 
 def test_a_running_record_without_marker_is_lost_once_its_supervisor_is_gone(agent):
@@ -104,7 +124,9 @@ def test_a_record_without_a_supervisor_yet_may_be_in_promotion(agent):
 
 
 def test_a_lost_marker_of_a_live_supervisor_is_left_to_it(agent):
-    spec = command.CommandSpec("sleep 30", agent.root, "/bin/sh", False, False, False, 100)
+    spec = command.CommandSpec(
+        "sleep 30", agent.root, "/bin/sh", False, False, False, 100, agent.root
+    )
     out = command.run(agent, spec)
     task_id = out.task["id"]
     supervisor = store.read_marker(agent, task_id)

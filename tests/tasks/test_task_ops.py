@@ -11,7 +11,9 @@ from holon.tasks import command, ops, store
 
 
 def promote(home, cmd, *, accepts_input=False, yield_ms=100):
-    spec = command.CommandSpec(cmd, home.root, "/bin/sh", False, False, accepts_input, yield_ms)
+    spec = command.CommandSpec(
+        cmd, home.root, "/bin/sh", False, False, accepts_input, yield_ms, home.root
+    )
     out = command.run(home, spec)
     assert isinstance(out, command.Promoted), out
     return out.task["id"], out.task["pid"]

@@ -18,7 +18,7 @@ from holon.tasks import command, recovery, store
 
 
 def promote(home, cmd, yield_ms=100):
-    spec = command.CommandSpec(cmd, home.root, "/bin/sh", False, False, False, yield_ms)
+    spec = command.CommandSpec(cmd, home.root, "/bin/sh", False, False, False, yield_ms, home.root)
     out = command.run(home, spec)
     assert isinstance(out, command.Promoted), out
     return out.task["id"], out.task["pid"]
@@ -48,10 +48,12 @@ def test_running_command_with_dead_supervisor_is_stopped_and_interrupted(agent):
     tid, pgid = promote(agent, "sleep 30 & sleep 30")
     sup = kill_supervisor(agent, tid)
     assert len(group_members(pgid)) >= 2 and store.load(agent, tid)["status"] == "running"
+    assert agent.scratch_dir(tid).is_dir()
     assert recovery.recover_tasks(Agent(agent)) == [tid]
     rec = store.load(agent, tid)
     assert rec["status"] == "interrupted" and rec["exit_status"] is None
     assert group_members(pgid) == []
+    assert not agent.scratch_dir(tid).exists()
     failure = json.loads(Path(rec["failure_artifact"]["path"]).read_text())
     assert rec["failure_artifact"]["kind"] == "supervisor_lost"
     assert failure == {
@@ -78,13 +80,30 @@ def test_running_command_with_dead_supervisor_is_stopped_and_interrupted(agent):
 def test_command_that_ended_after_its_supervisor_keeps_its_exit_status(agent):
     tid, pgid = promote(agent, "sleep 0.4; exit 4")
     kill_supervisor(agent, tid)
-    wait_for(lambda: store.read_exit_status(agent.task_dir(tid)) is not None, timeout=5)
+    wait_for(lambda: store.read_exit_status(agent, tid) is not None, timeout=5)
+    assert (agent.scratch_dir(tid) / "exit_status").read_text() == "4\n"
+    assert not (agent.task_dir(tid) / "exit_status").exists()
     assert recovery.recover_tasks(Agent(agent)) == [tid]
     rec = store.load(agent, tid)
     assert (rec["status"], rec["exit_status"]) == ("interrupted", 4)
+    assert not agent.scratch_dir(tid).exists()  # removed with the terminal record
     failure = json.loads(Path(rec["failure_artifact"]["path"]).read_text())
     assert failure["command_was_running"] is False and failure["command_stop"] == "not_running"
     assert len(task_results(agent, tid)) == 1
+
+
+def test_older_task_with_its_exit_file_in_the_task_dir(agent):
+    """A task started before scratch directories existed: its wrapper wrote the exit file into
+    the task dir, and recovery still finds its exit status there."""
+    synthetic(agent, "task_old", marker="0\n")
+    (agent.task_dir("task_old") / "exit_status").write_text("5\n")
+    assert recovery.recover_tasks(Agent(agent)) == ["task_old"]
+    rec = store.load(agent, "task_old")
+    assert (rec["status"], rec["exit_status"]) == ("interrupted", 5)
+    failure = json.loads(Path(rec["failure_artifact"]["path"]).read_text())
+    assert failure["exit_status"] == 5 and failure["command_was_running"] is False
+    [msg] = task_results(agent, "task_old")
+    assert msg["body"]["value"]["exit_status"] == 5
 
 
 def synthetic(home, task_id, *, status="running", result_message_id=None, marker="0\n"):

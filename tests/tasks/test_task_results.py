@@ -1,4 +1,5 @@
-"""A task's end: the terminal record, the failure artifact, one task_result, the marker removed."""
+"""A task's end: the terminal record, the failure artifact, one task_result, the marker and the
+scratch dir removed."""
 
 from __future__ import annotations
 
@@ -41,11 +42,15 @@ def test_output_text(agent):
 
 def test_finish_completed(agent):
     rec = running(agent, output=b"all good\n")
+    scratch = store.make_scratch(agent, "task_1")
+    (scratch / "exit_status").write_text("0\n")
+    other = store.make_scratch(agent, "task_2")
     out = results.finish(agent, rec, "completed", exit_status=0)
     saved = store.load(agent, "task_1")
     assert saved == out and saved["status"] == "completed" and saved["exit_status"] == 0
     assert saved["finished_at"] and saved["failure_artifact"] is None
     assert store.active_ids(agent) == []
+    assert not scratch.exists() and other.is_dir()  # the task's scratch dir only is removed
     [msg] = task_results(agent, "task_1")
     assert saved["result_message_id"] == msg["id"]
     assert msg["causation_id"] == "msg_parent" and msg["origin"] == {
@@ -101,6 +106,6 @@ def test_finish_with_failure_writes_one_artifact_and_admits_once(agent):
 
 def test_failure_kind_defaults(agent):
     rec = running(agent)
-    out = results.finish(agent, rec, "interrupted", failure={"message": "?"})
+    out = results.finish(agent, rec, "interrupted", failure={"message": "?"})  # no scratch dir
     assert out["failure_artifact"]["kind"] == "task_failure"
     assert results.RESULT_PREVIEW_CHARS == 4000

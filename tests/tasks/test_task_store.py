@@ -1,8 +1,10 @@
-"""Task records and markers on disk: identity digests, load/save, markers, exit-status files."""
+"""Task records and markers on disk: identity digests, load/save, markers, scratch dirs and
+exit-status files."""
 
 from __future__ import annotations
 
 import os
+import stat
 
 import pytest
 
@@ -143,10 +145,69 @@ def test_find_running_needs_marker_status_and_digest(agent):
         (b"\xff\n", None),
     ],
 )
-def test_read_exit_status(tmp_path, content, expected):
+@pytest.mark.parametrize("where", ["scratch", "task"])
+def test_read_exit_status(agent, where, content, expected):
+    """The exit file is read from the scratch dir, or from the task dir of an older task."""
+    tdir = agent.task_dir("task_1")
+    tdir.mkdir(parents=True)
+    directory = store.make_scratch(agent, "task_1") if where == "scratch" else tdir
     if content is not None:
-        (tmp_path / "exit_status").write_bytes(content)
-    assert store.read_exit_status(tmp_path) == expected
+        (directory / "exit_status").write_bytes(content)
+    assert store.read_exit_status(agent, "task_1") == expected
+
+
+def test_read_exit_status_without_any_directory(agent):
+    assert store.read_exit_status(agent, "task_none") is None
+
+
+def test_read_exit_status_prefers_the_scratch_dir(agent):
+    tdir = agent.task_dir("task_1")
+    tdir.mkdir(parents=True)
+    (tdir / "exit_status").write_text("4\n")
+    scratch = store.make_scratch(agent, "task_1")
+    assert store.read_exit_status(agent, "task_1") == 4  # an empty scratch dir: the task dir
+    (scratch / "exit_status").write_text("2\n")
+    assert store.read_exit_status(agent, "task_1") == 2
+    (scratch / "exit_status").write_text("2")  # not finished yet: not the task dir's either
+    assert store.read_exit_status(agent, "task_1") is None
+    store.remove_scratch(agent, "task_1")
+    assert store.read_exit_status(agent, "task_1") == 4
+
+
+def test_read_exit_status_skips_an_unreadable_scratch_file(agent):
+    tdir = agent.task_dir("task_1")
+    tdir.mkdir(parents=True)
+    (tdir / "exit_status").write_text("6\n")
+    (store.make_scratch(agent, "task_1") / "exit_status").write_bytes(b"\xff\n")
+    assert store.read_exit_status(agent, "task_1") == 6
+    agent.scratch_dir("task_2").parent.mkdir(parents=True, exist_ok=True)
+    agent.scratch_dir("task_2").write_text("a file, not a directory")
+    assert store.read_exit_status(agent, "task_2") is None
+
+
+def test_make_scratch_is_private_and_new(agent):
+    path = store.make_scratch(agent, "task_1")
+    assert path == agent.scratch_dir("task_1") == agent.dot / "scratch" / "task_1"
+    assert path.is_dir() and list(path.iterdir()) == []
+    assert stat.S_IMODE(path.stat().st_mode) == 0o700
+    assert stat.S_IMODE(agent.scratch.stat().st_mode) == 0o700
+    other = store.make_scratch(agent, "task_2")
+    assert stat.S_IMODE(other.stat().st_mode) == 0o700
+    with pytest.raises(FileExistsError):  # a task's scratch dir is never reused
+        store.make_scratch(agent, "task_1")
+
+
+def test_remove_scratch(agent):
+    path = store.make_scratch(agent, "task_1")
+    (path / "exit_status").write_text("0\n")
+    (path / "sub").mkdir()
+    (path / "sub" / "tmpfile").write_text("x")
+    keep = store.make_scratch(agent, "task_2")
+    store.remove_scratch(agent, "task_1")
+    assert not path.exists() and keep.is_dir() and agent.scratch.is_dir()
+    store.remove_scratch(agent, "task_1")  # idempotent
+    store.remove_scratch(agent, "task_never")
+    assert store.read_exit_status(agent, "task_1") is None
 
 
 def test_group_alive():

@@ -14,7 +14,9 @@ from holon.tasks import command, ops, store, supervisor
 
 
 def promote(home, cmd, *, tty=False, accepts_input=False, yield_ms=100):
-    spec = command.CommandSpec(cmd, home.root, "/bin/sh", False, tty, accepts_input, yield_ms)
+    spec = command.CommandSpec(
+        cmd, home.root, "/bin/sh", False, tty, accepts_input, yield_ms, home.root
+    )
     out = command.run(home, spec)
     assert isinstance(out, command.Promoted), out
     return out.task["id"]
@@ -61,11 +63,15 @@ def test_supervisor_appends_output_and_records_itself(agent):
     tid = promote(agent, "echo one; sleep 0.3; echo two >&2; exit 3")
     sup = store.read_marker(agent, tid)
     assert alive(sup)
+    assert agent.scratch_dir(tid).is_dir()  # the wrapper's exit file will land there
     wait_for(lambda: store.load(agent, tid)["supervisor_pid"] == sup, timeout=5)
     rec = finished(agent, tid)
     assert (rec["status"], rec["exit_status"], rec["failure_artifact"]) == ("failed", 3, None)
     assert (agent.task_dir(tid) / "output.log").read_text() == "one\ntwo\n"
+    # results.finish removes the marker, then the scratch dir, after admitting the task_result
+    wait_for(lambda: not agent.scratch_dir(tid).exists(), timeout=5)
     assert not (agent.tasks_active / tid).exists()
+    assert not (agent.task_dir(tid) / "exit_status").exists()
     assert len(task_results(agent, tid)) == 1
     wait_for(lambda: not alive(sup), timeout=5)
 
@@ -107,6 +113,7 @@ def test_wrapper_killed_without_exit_status_is_a_failure(agent):
     detail = json.loads(Path(art["path"]).read_text())
     assert detail["task_id"] == tid and detail["pid"] == rec["pid"]
     assert not (agent.task_dir(tid) / "exit_status").exists()
+    wait_for(lambda: not agent.scratch_dir(tid).exists(), timeout=5)  # nothing was written there
     [msg] = task_results(agent, tid)
     assert msg["body"]["value"]["failure_artifact"] == art
 

@@ -1,0 +1,266 @@
+"""Confine one command to its agent's sandbox policy: decide in the parent, apply in the child.
+
+`prepare()` returns a Confinement: the environment, an argv prefix (macOS: `sandbox-exec -p`) and a
+`preexec` for the forked child (Linux). On Linux, in order:
+
+1. When a protected path (this agent's `.holon/`, holon's own files in $HOLON_HOME) lies inside a
+   writable root, the child enters a private mount namespace and binds it read-only over itself
+   (the command's scratch directory, inside `.holon/scratch/`, is bound writable first), and
+   masks keys.json with /dev/null; then it changes to its working directory again, so no
+   directory handle of the old mount survives.
+2. Landlock: reads everywhere; writes only beneath the mode's writable roots, the scratch
+   directory and device files; TCP connect and bind denied when the network is; signals
+   outside the sandbox denied (ABI 6). Without a mount namespace, a writable root that contains a
+   protected path is granted entry by entry around it (new files directly in such a directory
+   are then refused; reported by `holon sandbox show`).
+
+Fail closed: a mode other than full-access, or a denied network, that the kernel cannot enforce
+raises `sandbox_unavailable` before anything starts.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from holon import paths
+from holon.errors import OperationFailed
+from holon.home.layout import Home
+from holon.sandbox import landlock, mountns
+from holon.sandbox.policy import Policy, command_env, read
+
+TEMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+DEVICE_RIGHTS = landlock.READ | landlock.WRITE_FILE | landlock.TRUNCATE
+SANDBOX_EXEC = "/usr/bin/sandbox-exec"
+
+
+class SandboxUnavailable(OperationFailed):
+    kind = "sandbox_unavailable"
+
+
+@dataclass
+class Confinement:
+    policy: Policy
+    env: dict[str, str]
+    enforcement: str  # "landlock+mountns", "landlock", "seatbelt" or "none"
+    preexec: Callable[[], None] | None = None
+    argv_prefix: list[str] = field(default_factory=list)
+    ruleset: landlock.Ruleset | None = None
+
+    def close(self) -> None:
+        """Release the parent's ruleset fd once the child has started."""
+        if self.ruleset is not None:
+            self.ruleset.close()
+            self.ruleset = None
+
+
+def _real(path: str | os.PathLike) -> str:
+    return os.path.realpath(path)
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def protected_paths(home: Home) -> list[str]:
+    """What no command may write: the agent's `.holon/` and holon's own files in $HOLON_HOME
+    (config, keys, registry, logs), not the agent homes kept there."""
+    found = [_real(home.dot)]
+    hh = paths.holon_home()
+    try:
+        entries = list(os.scandir(hh))
+    except OSError:
+        entries = []
+    agents = _real(paths.agents_dir())
+    for entry in entries:
+        real = _real(entry.path)
+        if real != agents and not _inside(_real(home.root), real):
+            found.append(real)
+    return sorted(set(found))
+
+
+def writable_roots(policy: Policy, execution_root: Path) -> list[str]:
+    if policy.mode == "read-only":
+        return []
+    if policy.mode == "full-access":
+        return ["/"]
+    roots = [_real(execution_root), *TEMP_DIRS, *policy.writable_roots]
+    tmpdir = os.environ.get("TMPDIR")
+    if tmpdir:
+        roots.append(tmpdir)
+    return sorted({_real(r) for r in roots if os.path.isdir(r)})
+
+
+def around(root: str, protected: list[str]) -> list[str]:
+    """Entries beneath `root` that contain no protected path, found by walking down towards each
+    protected path: granting each of them grants `root` minus the protected paths (and minus new
+    entries directly in the directories on the way). Symlinks are never granted."""
+    out: list[str] = []
+    inner = [p for p in protected if _inside(p, root) and p != root]
+    if not inner and not any(_inside(root, p) for p in protected):
+        return [root]
+    if not inner:
+        return []  # root itself is protected
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return []
+    for entry in entries:
+        if entry.is_symlink():
+            continue
+        path = os.path.join(root, entry.name)
+        if any(_inside(p, path) for p in inner):
+            if entry.is_dir(follow_symlinks=False):
+                out += around(path, inner)
+        else:
+            out.append(path)
+    return out
+
+
+def prepare(home: Home, *, execution_root: Path, workdir: Path, scratch: Path) -> Confinement:
+    """The confinement for one command of `home`; `scratch` must exist."""
+    policy = read(home)
+    env = command_env(dict(os.environ), policy, home)
+    if policy.mode == "read-only":
+        env["TMPDIR"] = str(scratch)
+    if sys.platform == "darwin":
+        from holon.sandbox import seatbelt
+
+        profile = seatbelt.profile(
+            policy,
+            writable=writable_roots(policy, execution_root) + [_real(scratch)],
+            protected=protected_paths(home),
+            masked=[_real(paths.holon_home() / "keys.json")],
+        )
+        if not os.access(SANDBOX_EXEC, os.X_OK):
+            return _without(policy, env)
+        return Confinement(policy, env, "seatbelt", argv_prefix=[SANDBOX_EXEC, "-p", profile])
+    return _linux(home, policy, env, execution_root, workdir, scratch)
+
+
+def _without(policy: Policy, env: dict[str, str]) -> Confinement:
+    if policy.mode != "full-access" or policy.network == "deny":
+        raise SandboxUnavailable(
+            f"this system cannot enforce the {policy.label} sandbox (no Landlock or sandbox-exec)",
+            hint="enable Landlock in the kernel, or choose explicitly: "
+            "holon sandbox set AGENT full-access --network allow",
+        )
+    return Confinement(policy, env, "none")
+
+
+def _linux(
+    home: Home, policy: Policy, env: dict[str, str], root: Path, workdir: Path, scratch: Path
+) -> Confinement:
+    abi = landlock.abi()
+    if abi == 0 or (policy.network == "deny" and abi < 4):
+        if abi and policy.network == "deny":
+            raise SandboxUnavailable(
+                f"this kernel's Landlock (ABI {abi}) cannot deny TCP; ABI 4 (Linux 6.7) can",
+                hint="allow the network (holon sandbox set AGENT MODE --network allow) "
+                "or upgrade the kernel",
+            )
+        return _without(policy, env)
+    scratch_s, workdir_s = _real(scratch), str(workdir)
+    protected = protected_paths(home)
+    roots = writable_roots(policy, root)
+    inside = [p for p in protected if any(_inside(p, r) for r in roots)]
+    masked = [k for k in (_real(paths.holon_home() / "keys.json"),) if os.path.isfile(k)]
+    use_ns = bool(inside or masked) and mountns.available()
+    ruleset = landlock.Ruleset(abi, deny_tcp=policy.network == "deny")
+    try:
+        everything = landlock.handled_fs(abi)
+        ruleset.allow("/", landlock.READ)
+        ruleset.allow("/dev", DEVICE_RIGHTS)
+        for r in roots:
+            if use_ns:
+                ruleset.allow(r, everything)
+                continue
+            for path in around(r, protected):
+                try:
+                    ruleset.allow(path, everything)
+                except FileNotFoundError:  # removed since the directory was listed
+                    pass
+        ruleset.allow(scratch_s, everything)
+    except OSError as exc:
+        ruleset.close()
+        raise SandboxUnavailable(
+            f"could not build the sandbox: {exc}", hint="run `holon sandbox show AGENT`"
+        ) from None
+    fd = ruleset.fd
+    binds = [p for p in inside if _inside(scratch_s, p)]
+
+    def preexec() -> None:
+        if use_ns:
+            mountns.enter()
+            if binds:
+                mountns.bind(scratch_s, read_only=False)
+            for path in inside:
+                mountns.bind(path, read_only=True)
+            for path in masked:
+                mountns.mask(path)
+            os.chdir(workdir_s)
+        landlock.restrict(fd)
+
+    enforcement = "landlock+mountns" if use_ns else "landlock"
+    return Confinement(policy, env, enforcement, preexec=preexec, ruleset=ruleset)
+
+
+def describe(home: Home) -> dict:
+    """What `holon sandbox show`, status and doctor report: the policy and whether it holds."""
+    policy = read(home)
+    abi = landlock.abi() if sys.platform.startswith("linux") else 0
+    out = {"agent_id": home.agent_id, **policy.to_json(), "source": policy.source}
+    if sys.platform == "darwin":
+        ok = os.access(SANDBOX_EXEC, os.X_OK)
+        out["enforcement"] = "seatbelt" if ok else "none"
+        out["enforced"] = ok or (policy.mode == "full-access" and policy.network == "allow")
+    else:
+        out["landlock_abi"] = abi
+        out["mount_namespace"] = mountns.available() if abi else False
+        net_ok = policy.network == "allow" or abi >= 4
+        out["enforced"] = (abi > 0 and net_ok) or (
+            policy.mode == "full-access" and policy.network == "allow"
+        )
+        if abi == 0:
+            out["enforcement"] = "none"
+        else:
+            out["enforcement"] = "landlock+mountns" if out["mount_namespace"] else "landlock"
+    out["protected"] = protected_paths(home)
+    out["scratch"] = str(home.scratch)
+    out["temp_dirs"] = [d for d in TEMP_DIRS if os.path.isdir(d)] or [tempfile.gettempdir()]
+    return out
+
+
+def summary(home: Home) -> dict:
+    """The status line's part: mode, network, enforcement; an invalid config is reported, not
+    raised (status must show the rest)."""
+    from holon.errors import HolonError
+
+    try:
+        doc = describe(home)
+    except HolonError as exc:
+        return {"error": exc.to_dict()}
+    keys = ("mode", "network", "enforcement", "enforced", "source")
+    return {k: doc[k] for k in keys}
+
+
+def refused_write(home: Home, execution_root: Path, targets: list[Path]) -> tuple[str, str] | None:
+    """For a runtime tool that writes files itself (ApplyPatch): the first target the agent's
+    sandbox refuses, with the reason, or None. The same rule as for commands: never inside a
+    protected path, nowhere in read-only, only beneath the writable roots otherwise."""
+    policy = read(home)
+    protected = protected_paths(home)
+    roots = writable_roots(policy, execution_root)
+    for target in targets:
+        real = os.path.join(_real(target.parent), target.name)
+        if any(_inside(real, p) for p in protected):
+            return str(target), "it is the runtime's own state, read-only to the agent's tools"
+        if policy.mode == "read-only":
+            return str(target), "the read-only sandbox allows no file changes"
+        if not any(_inside(real, r) for r in roots):
+            return str(target), f"it is outside the writable roots of the {policy.mode} sandbox"
+    return None
