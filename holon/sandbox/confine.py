@@ -80,7 +80,7 @@ def protected_paths(home: Home) -> list[str]:
         real = _real(entry.path)
         if real != agents and not _inside(_real(home.root), real):
             found.append(real)
-    return sorted(set(found))
+    return sorted(p for p in set(found) if os.path.lexists(p))
 
 
 def writable_roots(policy: Policy, execution_root: Path) -> list[str]:

@@ -164,7 +164,8 @@ class ExecCommand(Tool):
         "Run a shell command in the execution root and return its exit status and bounded "
         "stdout/stderr previews (full output in artifacts when truncated). A command still running "
         "after yield_time_ms continues as a background task and its task_result message arrives "
-        "when it ends: end the turn instead of polling."
+        "when it ends: end the turn instead of polling. Runs in the agent's sandbox "
+        "($HOLON_SANDBOX): .holon/ is read-only; credential variables are not passed."
     )
     guidance: ClassVar[str] = GUIDANCE
     Args = ExecCommandArgs

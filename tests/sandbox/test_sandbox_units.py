@@ -188,7 +188,9 @@ def test_seatbelt_profile_per_mode():
     )
     lines = ww.splitlines()
     assert lines[0] == "(version 1)" and "(deny default)" in lines
-    allow = next(i for i, line in enumerate(lines) if line.startswith("(allow file-write* (subpath"))
+    allow = next(
+        i for i, line in enumerate(lines) if line.startswith("(allow file-write* (subpath")
+    )
     deny = lines.index('(deny file-write* (subpath "/h/.holon"))')
     assert allow < deny < lines.index('(allow file-write* (subpath "/h/.holon/scratch/t1"))')
     assert '(subpath "/odd \\"dir\\"")' in lines[allow]
