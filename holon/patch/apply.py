@@ -12,15 +12,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from holon.patch.matcher import Locator
+from holon.patch.matcher import Locator, Placement, radius
 from holon.patch.model import FilePatch, Hunk
 from holon.patch.textfile import TextFile, encode
 
 EMPTY = TextFile([], [], True, False)
 
 
-def diagnostic(kind: str, path: str, hunk: int | None, message: str) -> dict[str, Any]:
-    return {"kind": kind, "path": path, "hunk": hunk, "message": message}
+def diagnostic(
+    kind: str, path: str, hunk: int | None, message: str, **extra: Any
+) -> dict[str, Any]:
+    return {"kind": kind, "path": path, "hunk": hunk, "message": message, **extra}
 
 
 def apply_hunks(text: TextFile, patch: FilePatch, path: str) -> tuple[bytes, list[dict[str, Any]]]:
@@ -47,15 +49,7 @@ def apply_hunks(text: TextFile, patch: FilePatch, path: str) -> tuple[bytes, lis
                 )
             )
         if placement.start != hinted:
-            diags.append(
-                diagnostic(
-                    "hunk_offset",
-                    path,
-                    number,
-                    f"hunk {number} applied at line "
-                    f"{placement.start + 1}, {placement.start - hinted:+d} lines from its header",
-                )
-            )
+            diags.append(_offset(hunk, number, path, placement, hinted, hinted + drift))
         drift = placement.start - hinted
         out.extend(text.lines[pos : placement.start])
         pos = _emit(text, hunk, placement.start, out, literal)
@@ -65,6 +59,30 @@ def apply_hunks(text: TextFile, patch: FilePatch, path: str) -> tuple[bytes, lis
     if not literal and eof_hunk is not None:
         _fix_last_lines(text, eof_hunk, out, final_newline)
     return encode(out, final_newline), diags
+
+
+def _offset(
+    hunk: Hunk, number: int, path: str, placement: Placement, header: int, hint: int
+) -> dict[str, Any]:
+    """`hunk_offset`: how far from its header line the hunk applied, and how it was found."""
+    offset = placement.start - header
+    how = ""
+    if placement.search == "nearest":
+        how = "; other matches within the window were further from the hint"
+    elif placement.search == "file":
+        how = (
+            f"; nothing matched within {radius(hunk)} lines of line {hint + 1}, so the whole file "
+            "was searched and this was the only match"
+        )
+    return diagnostic(
+        "hunk_offset",
+        path,
+        number,
+        f"hunk {number} applied at line {placement.start + 1}, {offset:+d} lines from its "
+        f"header{how}",
+        offset=offset,
+        search=placement.search,
+    )
 
 
 def _emit(text: TextFile, hunk: Hunk, start: int, out: list[str], literal: bool) -> int:

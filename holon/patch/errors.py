@@ -31,9 +31,10 @@ HINTS: dict[str, str] = {
         "file has no '+' lines."
     ),
     "unsupported_git_patch_feature": (
-        "ApplyPatch applies text hunks and renames only: binary patches, copy headers, symlinks, "
-        "submodules and mode-only or empty-file changes are not supported ('index', 'similarity "
-        "index' and mode lines are accepted but ignored). Express the change as text hunks."
+        "ApplyPatch changes text files only: binary patches, copy headers, symlinks (mode 120000) "
+        "and submodules (mode 160000) are not supported; leave that section out of the patch "
+        "('index' and 'similarity index' lines are accepted and ignored; mode lines 100755 and "
+        "100644 set and clear the executable bit)."
     ),
     "rename_path_mismatch": (
         "A rename needs both 'rename from <old>' and 'rename to <new>' (paths without "
@@ -66,9 +67,15 @@ HINTS: dict[str, str] = {
         "target region and rebuild the hunk from the file's current text."
     ),
     "ambiguous_context": (
-        "The hunk's context matches several places and its '@@ -old_start' line number "
-        "does not point at one of them: add surrounding context lines (or correct the "
-        "line number) so the hunk matches exactly one place."
+        "The hunk's context matches several places near its '@@ -old_start' line (or, with none "
+        "near, several in the file), none nearer to that line than the others: add "
+        "surrounding context lines (or correct the line number) so the hunk matches exactly one "
+        "place."
+    ),
+    "partial_delete": (
+        "A file patch with '+++ /dev/null' deletes the whole file, so its '-' lines must be the "
+        "file's entire current content (re-read it), and one without hunks deletes only an empty "
+        "file. To remove some lines and keep the file, use '--- a/<path>' and '+++ b/<path>'."
     ),
     "unsupported_encoding": (
         "ApplyPatch edits UTF-8 text files only; this file is not valid UTF-8 or "

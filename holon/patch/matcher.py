@@ -1,13 +1,21 @@
-"""Locate a hunk's old lines in a file: the hinted line first, then the whole file.
+"""Locate a hunk's old lines in a file: the hinted line, then a window around it, then the file.
 
 What counts as plausible: a match at the hinted line (the header's old_start,
 shifted by the offset at which the previous hunk of the file applied) is used
-as is. Otherwise every match after the previous hunk is equally plausible:
-exactly one is used, several are `ambiguous_context`. Only when no exact match
-exists anywhere does a match that differs in trailing whitespace count, under
-the same rule. Matches are found through a line -> positions index built on
-first need, anchored on the hunk's rarest line, so a correct hint costs
-O(hunk) and a miss O(file) once per file.
+as is. Otherwise the matches after the previous hunk within `radius` lines of
+the hint (max(20, 2 x the hunk's old lines), as in the Rust original) are the
+plausible ones: exactly one is used; of several, the one strictly nearest the
+hint is used (the issue's rule: drift moves a hunk a few lines, and the next
+copy of the same lines is further away), and a tie is `ambiguous_context`. With
+none in the window, a match anywhere after the previous hunk is used if it is
+the only one. Only when no exact match exists anywhere does a match that
+differs in trailing whitespace count, under the same rule. A hunk that only
+adds lines has nothing to match: its line number places it only at the start
+or end of the file (or in an empty one); elsewhere it is `context_not_found`,
+since line numbers are hints and drift would misplace it silently. Matches are
+found through a line -> positions index built on first need, anchored on the
+hunk's rarest line, so a correct hint costs O(hunk) and a miss O(file) once per
+file.
 """
 
 from __future__ import annotations
@@ -21,12 +29,19 @@ from holon.patch.model import Hunk
 
 _WINDOW = 12
 _TEXT_BUDGET = 100
+MIN_RADIUS = 20
+
+
+def radius(hunk: Hunk) -> int:
+    """How far from its hinted line a hunk's match counts as near: max(20, 2 x its old lines)."""
+    return max(MIN_RADIUS, 2 * len(hunk.old_lines))
 
 
 @dataclass(frozen=True)
 class Placement:
     start: int  # 0-based index of the first old line (insertion point for a pure insertion)
     relaxed: bool  # matched only when trailing whitespace was ignored
+    search: str = "hint"  # where it was found: "hint", "window", "file" ("line": no context)
 
 
 def _index(keys: list[str]) -> dict[str, list[int]]:
@@ -50,8 +65,12 @@ class Locator:
         """Where hunk `number` (1-based) applies, given its hinted start and the end of the previous
         hunk."""
         old, n = hunk.old_lines, len(self.keys)
-        if not old:  # a pure insertion has no context: its line number is all there is
-            return Placement(n if hunk.at_eof else min(max(hint, lo), n), False)
+        if not old:  # a pure insertion: only the file's edges are places a line number can name
+            if hunk.at_eof or hint == n or n == 0:
+                return Placement(n, False, "line")
+            if hint == 0 and lo == 0:
+                return Placement(0, False, "line")
+            raise self._no_context(hunk, number, hint)
 
         def fits(s: int) -> bool:
             return s >= lo and s + len(old) <= n and (not hunk.at_eof or s + len(old) == n)
@@ -65,10 +84,21 @@ class Locator:
                 self._rkeys, self._relaxed_index, [t.rstrip() for t in old], hint, fits
             )
             relaxed = True
+        if starts == [hint]:
+            return Placement(hint, relaxed, "hint")
+        reach = radius(hunk)
+        near = [s for s in starts if abs(s - hint) <= reach]
+        if len(near) == 1:
+            return Placement(near[0], relaxed, "window")
+        if near:  # the nearest to the hint wins when it is strictly nearer than every other
+            first, second = sorted(near, key=lambda s: abs(s - hint))[:2]
+            if abs(first - hint) < abs(second - hint):
+                return Placement(first, relaxed, "nearest")
+            raise self._ambiguous(hunk, number, near, hint, reach, len(starts))
         if len(starts) == 1:
-            return Placement(starts[0], relaxed)
+            return Placement(starts[0], relaxed, "file")
         if starts:
-            raise self._ambiguous(hunk, number, starts, hint)
+            raise self._ambiguous(hunk, number, starts, hint, reach, len(starts))
         raise self._not_found(hunk, number, old, hint, lo)
 
     def _exact_index(self) -> dict[str, list[int]]:
@@ -97,17 +127,49 @@ class Locator:
         starts = (p - anchor for p in positions.get(old[anchor], ()))
         return [s for s in starts if fits(s) and keys[s : s + m] == old]
 
-    def _ambiguous(self, hunk: Hunk, number: int, starts: list[int], hint: int) -> Exception:
-        lines = ", ".join(str(s + 1) for s in starts[:10]) + (", ..." if len(starts) > 10 else "")
+    def _ambiguous(
+        self, hunk: Hunk, number: int, starts: list[int], hint: int, reach: int, total: int
+    ) -> Exception:
+        """`ambiguous_context`: several matches within `reach` of the hint (`starts`), or, with
+        none near, several in the file."""
+        shown = ", ".join(f"{s + 1} ({s - hint:+d})" for s in starts[:10])
+        shown += ", ..." if len(starts) > 10 else ""
+        near = abs(starts[0] - hint) <= reach
+        where = (
+            f"{len(starts)} places within {reach} lines of its hinted line {hint + 1}"
+            if near
+            else f"{len(starts)} places, none within {reach} lines of its hinted line {hint + 1}"
+        )
         return patch_error(
             "ambiguous_context",
-            f"{self.path}: hunk {number} ({hunk.header}) matches {len(starts)} places (lines "
-            f"{lines}) and its hinted line {hint + 1} is not one of them",
+            f"{self.path}: hunk {number} ({hunk.header}) matches {where} (line (offset): {shown}) "
+            + (
+                "and the nearest are equally far from the hinted line"
+                if near
+                else "and none is near the hinted line"
+            ),
             path=self.path,
             hunk=number,
             hint_line=hint + 1,
+            window=reach,
+            scope="window" if near else "file",
             candidate_count=len(starts),
+            matches_in_file=total,
             candidates=[{"line": s + 1, "distance": s - hint} for s in starts[:50]],
+        )
+
+    def _no_context(self, hunk: Hunk, number: int, hint: int) -> Exception:
+        return patch_error(
+            "context_not_found",
+            f"{self.path}: hunk {number} ({hunk.header}) only adds lines and has no context: "
+            f"only its line number (after line {hint}) could place it, and line numbers are "
+            "hints; add the unchanged lines around the insertion as ' ' context lines (an "
+            "insertion without context goes only at the start or end of a file, or into an "
+            "empty one)",
+            path=self.path,
+            hunk=number,
+            hint_line=hint + 1,
+            reason="insertion_without_context",
         )
 
     def _not_found(self, hunk: Hunk, number: int, old: list[str], hint: int, lo: int) -> Exception:

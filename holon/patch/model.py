@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-Op = Literal["modify", "add", "delete", "rename"]
+Op = Literal["modify", "add", "delete", "rename", "metadata"]
 
 
 @dataclass(frozen=True)
@@ -53,15 +53,18 @@ class Hunk:
 
 @dataclass
 class FilePatch:
-    """The changes to one file: modify, add (`--- /dev/null`), delete (`+++ /dev/null`) or
-    rename."""
+    """The changes to one file: modify, add (`--- /dev/null`), delete (`+++ /dev/null`), rename,
+    or metadata (a git section with only metadata lines, such as a mode change).
+
+    An add or delete may have no hunks: a git section that creates or removes an empty file.
+    """
 
     op: Op
     old_path: str | None
     new_path: str | None
     hunks: list[Hunk]
     line_no: int
-    ignored_metadata: list[str] = field(default_factory=list)
+    ignored_metadata: list[str] = field(default_factory=list)  # git header lines, as written
 
     @property
     def path(self) -> str:

@@ -1,9 +1,11 @@
 """Parse the unified diff subset V1 into FilePatch records (syntax only; no filesystem access).
 
 Wide in, narrow out: `index`, `similarity index` and the mode lines of git's
-extended headers are accepted and recorded as ignored metadata; copies,
-binary patches, symlinks and submodules are refused; `rename from`/`rename
-to` are the authority for renames.
+extended headers are accepted and recorded in `ignored_metadata` (the transaction
+applies the regular-file mode lines); a git section with no hunks creates or
+deletes an empty file (`new file mode`, `deleted file mode`) or is metadata only
+(a mode change); copies, binary patches, symlinks and submodules are refused,
+naming the section; `rename from`/`rename to` are the authority for renames.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import re
 from holon.patch.errors import patch_error
 from holon.patch.hunks import read_hunks
 from holon.patch.model import FilePatch, Hunk
-from holon.patch.paths import header_path, normalise, rename_path
+from holon.patch.paths import git_header_path, header_path, normalise, rename_path
 from holon.patch.reader import Reader, is_blank, split_patch
 
 METADATA = (
@@ -25,15 +27,17 @@ METADATA = (
     "new mode ",
 )
 _UNSUPPORTED = {
-    "copy from ": "copy headers are not supported",
-    "copy to ": "copy headers are not supported",
-    "GIT binary patch": "binary patches are not supported",
-    "Binary files ": "binary patches are not supported",
+    "copy from ": ("copy", "a copy"),
+    "copy to ": ("copy", "a copy"),
+    "GIT binary patch": ("binary", "a binary patch"),
+    "Binary files ": ("binary", "a binary file change"),
 }
+_MODE_LINES = ("new file mode ", "deleted file mode ", "old mode ", "new mode ", "index ")
 _SPECIAL_MODES = {
-    "160000": "submodule patches are not supported",
-    "120000": "symlink patches are not supported",
+    "160000": ("submodule", "a submodule (mode 160000)"),
+    "120000": ("symlink", "a symlink (mode 120000)"),
 }
+_BINARY_FILES = re.compile(r"Binary files (.+) and (.+) differ$")
 _SUBMODULE_LINE = re.compile(r"Subproject commit [0-9a-f]{7,40}(-dirty)?$")
 _UNSET = object()
 
@@ -56,13 +60,18 @@ def _file_patch(r: Reader) -> FilePatch:
     line_no, first = r.line_no, r.peek().rstrip("\r")
     meta: list[str] = []
     rename: dict[str, str] = {}
-    _refuse_unsupported(first, line_no)
+    git_path: str | None = None
     if first.startswith("diff --git "):
         r.next()
-        _git_headers(r, meta, rename)
+        git_path = git_header_path(first[len("diff --git ") :])
+        _git_headers(r, meta, rename, git_path or first[len("diff --git ") :])
+    else:
+        _refuse_unsupported(first, line_no, _binary_files_path(first))
     old: object = _UNSET
     new: object = _UNSET
     hunks: list[Hunk] = []
+    if git_path is not None and not rename and _starts_another_file(r, git_path):
+        return _metadata_only(first, git_path, meta, line_no)
     if r.peek().startswith("--- "):
         old, new = _file_headers(r)
         label = str(new or old or "")
@@ -83,35 +92,74 @@ def _file_patch(r: Reader) -> FilePatch:
             line=line_no,
         )
     elif not rename:
-        raise patch_error(
-            "unsupported_git_patch_feature",
-            f"line {line_no}: a git file patch without "
-            "'---'/'+++' lines must be a rename; mode-only changes and empty-file adds or "
-            "deletes are outside the supported subset",
-            line=line_no,
-        )
+        return _metadata_only(first, git_path, meta, line_no)
     patch = _classify(old, new, rename, hunks, line_no, meta)
     _check_bodies(patch)
     return patch
 
 
-def _refuse_unsupported(line: str, line_no: int) -> None:
-    for prefix, why in _UNSUPPORTED.items():
-        if line.startswith(prefix):
-            raise patch_error(
-                "unsupported_git_patch_feature",
-                f"line {line_no}: {why} ({line[:80]!r})",
-                line=line_no,
-            )
-    if line.startswith(("new file mode ", "deleted file mode ", "old mode ", "new mode ")):
-        why = _SPECIAL_MODES.get(line.split()[-1])
-        if why:
-            raise patch_error(
-                "unsupported_git_patch_feature", f"line {line_no}: {why} ({line!r})", line=line_no
-            )
+def _starts_another_file(r: Reader, path: str) -> bool:
+    """Whether the `---`/`+++` pair ahead names neither side of this git section's path: then this
+    section has no hunks and the pair starts the next file patch (a plain diff after git's)."""
+    if not (r.peek().startswith("--- ") and r.peek(1).startswith("+++ ")):
+        return False
+    sides = {header_path(r.peek()[4:]), header_path(r.peek(1)[4:])} - {None}
+    return bool(sides) and normalise(path) not in {normalise(str(p)) for p in sides}
 
 
-def _git_headers(r: Reader, meta: list[str], rename: dict[str, str]) -> None:
+def _metadata_only(first: str, path: str | None, meta: list[str], line_no: int) -> FilePatch:
+    """A git section without hunks: an empty file added or deleted, or metadata only."""
+    if path is None or not meta:
+        why = (
+            "it names two different paths"
+            if path is None
+            else "it has neither hunks nor git metadata lines"
+        )
+        raise patch_error(
+            "missing_file_header",
+            f"line {line_no}: {first[:80]!r} must be followed by '--- <old path>' and "
+            f"'+++ <new path>' with hunks, or be a rename; {why}",
+            line=line_no,
+        )
+    if any(line.startswith("new file mode ") for line in meta):
+        return FilePatch("add", None, path, [], line_no, meta)
+    if any(line.startswith("deleted file mode ") for line in meta):
+        return FilePatch("delete", path, None, [], line_no, meta)
+    return FilePatch("metadata", path, path, [], line_no, meta)
+
+
+def _refuse_unsupported(line: str, line_no: int, path: str | None) -> None:
+    """PatchError naming the section (its path, what it is) when `line` marks a feature outside
+    the subset: a copy, a binary patch, a symlink or a submodule."""
+    found = next((v for prefix, v in _UNSUPPORTED.items() if line.startswith(prefix)), None)
+    if found is None and line.startswith(_MODE_LINES):
+        words = line.split()
+        mode = words[-1] if not line.startswith("index ") or len(words) == 3 else ""
+        found = _SPECIAL_MODES.get(mode)
+    if found is None:
+        return
+    feature, what = found
+    where = f"{path}: " if path else ""
+    raise patch_error(
+        "unsupported_git_patch_feature",
+        f"{where}line {line_no}: this section is {what} ({line[:80]!r}), which ApplyPatch does "
+        "not apply; it changes text files only",
+        path=path,
+        line=line_no,
+        feature=feature,
+    )
+
+
+def _binary_files_path(line: str) -> str | None:
+    """The path of a bare `Binary files a/x and b/x differ` line (the new one unless deleted)."""
+    match = _BINARY_FILES.match(line)
+    if match is None:
+        return None
+    old, new = header_path(match.group(1)), header_path(match.group(2))
+    return new if new is not None else old
+
+
+def _git_headers(r: Reader, meta: list[str], rename: dict[str, str], path: str) -> None:
     """The extended header lines after `diff --git`, up to the `---` line or the next patch."""
     while not r.done:
         line = r.peek().rstrip("\r")
@@ -119,7 +167,7 @@ def _git_headers(r: Reader, meta: list[str], rename: dict[str, str]) -> None:
             return
         line_no = r.line_no
         r.next()
-        _refuse_unsupported(line, line_no)
+        _refuse_unsupported(line, line_no, path)
         if line.startswith("rename from "):
             rename["from"] = rename_path(line[len("rename from ") :])
         elif line.startswith("rename to "):
@@ -129,7 +177,8 @@ def _git_headers(r: Reader, meta: list[str], rename: dict[str, str]) -> None:
         else:
             raise patch_error(
                 "unsupported_git_patch_feature",
-                f"line {line_no}: unsupported git header line {line[:80]!r}",
+                f"{path}: line {line_no}: unsupported git header line {line[:80]!r}",
+                path=path,
                 line=line_no,
             )
 
@@ -208,8 +257,10 @@ def _check_bodies(patch: FilePatch) -> None:
     if lines and all(_SUBMODULE_LINE.match(line.text) for line in lines):
         raise patch_error(
             "unsupported_git_patch_feature",
-            f"{patch.path}: submodule patches are not supported",
+            f"{patch.path}: this section is a submodule ('Subproject commit' lines), which "
+            "ApplyPatch does not apply; it changes text files only",
             path=patch.path,
+            feature="submodule",
         )
     banned = {"add": " -", "delete": "+"}.get(patch.op, "")
     for hunk in patch.hunks:

@@ -45,6 +45,25 @@ def header_path(raw: str) -> str | None:
     return path
 
 
+def git_header_path(rest: str) -> str | None:
+    """The one path of `diff --git <a> <b>` (the text after `diff --git `) when both sides name
+    the same file, else None.
+
+    Unquoted paths may contain spaces, so every split is tried, as git does for metadata-only
+    sections; the prefixes (a/ b/, or none) are dropped.
+    """
+    rest = rest.rstrip("\r")
+    quoted = re.fullmatch(r'("(?:[^"\\]|\\.)*"|\S+) ("(?:[^"\\]|\\.)*"|\S+)', rest)
+    if quoted and '"' in rest:
+        a, b = (header_path(token) for token in quoted.groups())
+        return a if a is not None and a == b else None
+    for i in (i for i, ch in enumerate(rest) if ch == " "):
+        a, b = header_path(rest[:i]), header_path(rest[i + 1 :])
+        if a is not None and a == b and a:
+            return a
+    return None
+
+
 def rename_path(raw: str) -> str:
     """The path of a `rename from`/`rename to` line (git writes these without a/ b/ prefixes)."""
     return unquote(raw.rstrip("\r"))

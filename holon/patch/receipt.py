@@ -1,5 +1,5 @@
-"""ApplyPatch's canonical result (changed paths, hunk counts, diagnostics) and its textual
-receipt."""
+"""ApplyPatch's canonical result (changed paths, hunk counts, mode changes, diagnostics) and its
+textual receipt."""
 
 from __future__ import annotations
 
@@ -9,7 +9,13 @@ from holon.patch.paths import normalise
 from holon.patch.transaction import Change
 
 _GROUPS = (("modified", "M"), ("added", "A"), ("deleted", "D"), ("renamed", "R"))
-_OP_GROUP = {"modify": "modified", "add": "added", "delete": "deleted", "rename": "renamed"}
+_OP_GROUP = {
+    "modify": "modified",
+    "add": "added",
+    "delete": "deleted",
+    "rename": "renamed",
+    "metadata": "metadata_only",
+}
 
 
 def build_result(changes: list[Change]) -> dict[str, Any]:
@@ -18,9 +24,11 @@ def build_result(changes: list[Change]) -> dict[str, Any]:
         "modified": [],
         "deleted": [],
         "renamed": [],
+        "metadata_only": [],  # sections without a content change (a mode change, if any, applied)
         "hunk_counts": {},
+        "mode_changes": [],  # {path, old_mode (None for a new file), new_mode}, as applied
         "diagnostics": [],
-        "ignored_metadata": [],
+        "ignored_metadata": [],  # metadata lines recorded but not applied
     }
     for change in changes:
         patch = change.patch
@@ -30,9 +38,13 @@ def build_result(changes: list[Change]) -> dict[str, Any]:
         else:
             result[_OP_GROUP[patch.op]].append(path)
         result["hunk_counts"][path] = len(patch.hunks)
+        if change.mode_change is not None:
+            result["mode_changes"].append(change.mode_change)
         result["diagnostics"].extend(change.diagnostics)
         result["ignored_metadata"].extend(
-            {"path": path, "line": line} for line in patch.ignored_metadata
+            {"path": path, "line": line}
+            for line in patch.ignored_metadata
+            if line not in change.applied_metadata
         )
     return result
 
@@ -40,12 +52,16 @@ def build_result(changes: list[Change]) -> dict[str, Any]:
 def summary(result: dict[str, Any]) -> str:
     counts = [f"{len(result[group])} {group}" for group, _ in _GROUPS if result[group]]
     total = sum(len(result[group]) for group, _ in _GROUPS)
+    meta = len(result.get("metadata_only", ()))
+    counts += [f"{meta} metadata only"] if meta else []
     return f"applied patch: {total} file{'s' if total != 1 else ''} changed ({', '.join(counts)})"
 
 
 def render(result: dict[str, Any]) -> str:
-    """`Applied patch: M src/a.py (2 hunks), A docs/new.md`, then one line per diagnostic."""
+    """`Applied patch: M src/a.py (2 hunks), A docs/new.md`, then one line per mode change
+    (`run.sh mode 100644 -> 100755`), per diagnostic and per metadata line not applied."""
     entries = []
+    empty = {item for item in result["added"] if not result["hunk_counts"].get(item)}
     for group, letter in _GROUPS:
         for item in result[group]:
             path = f"{item['from']} -> {item['to']}" if group == "renamed" else item
@@ -54,10 +70,24 @@ def render(result: dict[str, Any]) -> str:
             entries.append(
                 f"{letter} {path}"
                 + (f" ({hunks} hunk{'s' if hunks != 1 else ''})" if shown else "")
+                + (" (empty)" if group == "added" and item in empty else "")
             )
+    modes = result.get("mode_changes", [])
+    moded = {m["path"] for m in modes}
+    entries += [
+        f"{path}{'' if path in moded else ' unchanged'} (metadata only)"
+        for path in result.get("metadata_only", ())
+    ]
     lines = ["Applied patch: " + ", ".join(entries)]
+    lines += [_mode_line(m) for m in modes]
     lines += [f"note: {d['path']}: {d['message']} [{d['kind']}]" for d in result["diagnostics"]]
     lines += [
         f"ignored (not applied): {m['line']} ({m['path']})" for m in result["ignored_metadata"]
     ]
     return "\n".join(lines)
+
+
+def _mode_line(change: dict[str, Any]) -> str:
+    """`run.sh mode 100644 -> 100755`, or `run.sh mode 100755 (new file)`."""
+    old, new = change["old_mode"], change["new_mode"]
+    return f"{change['path']} mode " + (f"{old} -> {new}" if old else f"{new} (new file)")

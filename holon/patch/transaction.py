@@ -1,9 +1,11 @@
 """One ApplyPatch call as a transaction: plan every file in memory, then stage, replace, delete.
 
-Nothing touches the tree until every file patch has applied in memory. Then
-all new contents are staged as fsynced temp files beside their targets (a
-failure removes them and any directories made for them), renamed into place,
-and only then are deleted files and rename sources unlinked.
+Nothing touches the tree until every file patch has applied in memory (a
+deleted file's hunks must remove all of it; a mode-only section rewrites its
+file's bytes with the new mode). Then all new contents are staged as fsynced
+temp files beside their targets, with their final modes (a failure removes them
+and any directories made for them), renamed into place, and only then are
+deleted files and rename sources unlinked.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from holon.patch.apply import EMPTY, apply_hunks
+from holon.patch.apply import EMPTY, apply_hunks, diagnostic
 from holon.patch.errors import patch_error
 from holon.patch.model import FilePatch
 from holon.patch.paths import normalise, resolve
@@ -21,6 +23,8 @@ from holon.patch.textfile import decode
 from holon.store.atomic import fsync_dir, stage_bytes
 
 NEW_FILE_MODE = 0o644
+APPLIES_MODES = os.name == "posix"  # elsewhere mode lines are recorded, not applied
+_GIT_MODES = {"100644": False, "100755": True}  # a regular file's git mode: executable or not
 
 
 @dataclass
@@ -33,6 +37,8 @@ class Change:
     data: bytes = b""
     mode: int = NEW_FILE_MODE
     diagnostics: list[dict[str, Any]] = field(default_factory=list)
+    mode_change: dict[str, str | None] | None = None  # {path, old_mode, new_mode} when applied
+    applied_metadata: list[str] = field(default_factory=list)  # the mode lines that were applied
 
 
 def plan(root: Path, cwd: Path, patches: list[FilePatch]) -> list[Change]:
@@ -59,18 +65,25 @@ def _plan_one(root: Path, cwd: Path, patch: FilePatch) -> Change:
         assert new is not None
         _require_absent(new, label)
         data, diags = apply_hunks(EMPTY, patch, label)
-        return Change(patch, dst=new, data=data, diagnostics=diags)
+        return _with_mode(Change(patch, dst=new, data=data, diagnostics=diags), label, None)
     assert old is not None
+    if patch.op == "metadata":  # a mode change rewrites the same bytes with the new mode
+        if _mode_lines(patch)[2] is None or not APPLIES_MODES:
+            _read(old, label, content=False)
+            return Change(patch)
+        raw, mode = _read(old, label)
+        return _with_mode(Change(patch, dst=old, data=raw, mode=mode), label, mode)
     raw, mode = _read(old, normalise(patch.old_path or ""))
     if patch.op == "rename":
         assert new is not None
         _require_absent(new, label)
         if not patch.hunks:
-            return Change(patch, src=old, dst=new, data=raw, mode=mode)
+            return _with_mode(Change(patch, src=old, dst=new, data=raw, mode=mode), label, mode)
     data, diags = apply_hunks(decode(raw, label), patch, label)
-    if patch.op == "delete":  # the hunks verified the content; the file goes
+    if patch.op == "delete":
+        _require_emptied(patch, data, label)
         return Change(patch, src=old, diagnostics=diags)
-    return Change(
+    change = Change(
         patch,
         src=old if patch.op == "rename" else None,
         dst=new or old,
@@ -78,14 +91,78 @@ def _plan_one(root: Path, cwd: Path, patch: FilePatch) -> Change:
         mode=mode,
         diagnostics=diags,
     )
+    return _with_mode(change, label, mode)
 
 
-def _read(path: Path, label: str) -> tuple[bytes, int]:
+def _mode_lines(patch: FilePatch) -> tuple[list[str], str | None, str | None]:
+    """The section's mode lines with their old and new git modes (`new file mode` for an add);
+    the new mode is None unless it is a regular file's (100644 or 100755)."""
+    prefixes = ("new file mode ",) if patch.op == "add" else ("old mode ", "new mode ")
+    lines = [line for line in patch.ignored_metadata if line.startswith(prefixes)]
+    modes = {line.rsplit(" ", 1)[0]: line.rsplit(" ", 1)[1] for line in lines}
+    new = modes.get("new file mode" if patch.op == "add" else "new mode")
+    return lines, modes.get("old mode"), new if new in _GIT_MODES else None
+
+
+def _with_mode(change: Change, label: str, current: int | None) -> Change:
+    """Apply the section's new mode to `change` as git does: 100755 adds x wherever r is set,
+    100644 clears every x bit. `current` is the file's mode before (None for an add); an old mode
+    that does not match it is still applied, with a diagnostic."""
+    lines, old_mode, new_mode = _mode_lines(change.patch)
+    if new_mode is None or not APPLIES_MODES:
+        return change
+    before = None if current is None else _git_mode(current)
+    if old_mode is not None and before is not None and old_mode != before:
+        change.diagnostics.append(
+            diagnostic(
+                "old_mode_mismatch",
+                label,
+                None,
+                f"the patch gives the old mode as {old_mode} but the file was {before}; "
+                f"{new_mode} was applied anyway",
+                old_mode=old_mode,
+                file_mode=before,
+            )
+        )
+    mode = change.mode
+    change.mode = mode | ((mode & 0o444) >> 2) if _GIT_MODES[new_mode] else mode & ~0o111
+    if before != new_mode and not (before is None and new_mode == "100644"):
+        # a new file at git's default mode, or a mode already in place, is no change to report
+        change.mode_change = {"path": label, "old_mode": before, "new_mode": new_mode}
+    change.applied_metadata = lines
+    return change
+
+
+def _git_mode(mode: int) -> str:
+    """A regular file's mode as git records it: executable when the owner may execute it."""
+    return "100755" if mode & 0o100 else "100644"
+
+
+def _require_emptied(patch: FilePatch, left: bytes, label: str) -> None:
+    """A delete removes the whole file: what its hunks leave must be nothing (git apply's rule)."""
+    if not left:
+        return
+    lines = left.count(b"\n") + (not left.endswith(b"\n"))
+    what = (
+        "it has no hunks, which deletes only an empty file"
+        if not patch.hunks
+        else "its hunks' '-' lines are not the whole file"
+    )
+    raise patch_error(
+        "partial_delete",
+        f"{label}: the file patch deletes the file ('+++ /dev/null') but {what}: "
+        f"{lines} line{'s' if lines != 1 else ''} would be left; nothing was changed",
+        path=label,
+        lines_left=lines,
+    )
+
+
+def _read(path: Path, label: str, content: bool = True) -> tuple[bytes, int]:
     if not path.is_file():
         why = "does not exist" if not path.exists() else "is not a regular file"
         raise patch_error("missing_file", f"{label}: {why}", path=label)
     try:
-        return path.read_bytes(), path.stat().st_mode & 0o7777
+        return path.read_bytes() if content else b"", path.stat().st_mode & 0o7777
     except OSError as exc:
         raise patch_error("io_error", f"{label}: cannot read: {exc.strerror}", path=label) from None
 

@@ -26,8 +26,8 @@ DESCRIPTION = (
     "(optionally followed by ---/+++ and hunks). Paths are relative to the working directory and "
     "must stay inside the workspace. Context and removed lines must match the file exactly; line "
     "numbers are hints, so include about three unchanged context lines per hunk. Not supported: "
-    "binary files, copies, symlinks, submodules; mode lines are accepted but never applied. Do not "
-    "use the `*** Begin Patch` format."
+    "binary files, copies, symlinks, submodules; mode lines 100644/100755 set or clear the "
+    "executable bit. Do not use the `*** Begin Patch` format."
 )
 
 

@@ -13,13 +13,19 @@ def fail(patch: str) -> PatchError:
     return info.value
 
 
+# outside the grammar but accepted by the parser since metadata-only sections are ("wide in")
+PARSER_ACCEPTS = {"mode_only_missing_file"}  # a file system question, not syntax
+
+
 @pytest.mark.parametrize("name", sorted({**VALID, **TOLERATED}))
 def test_valid_patches_parse(name):
     patches = parse_patch({**VALID, **TOLERATED}[name])
-    assert patches and all(p.hunks or p.op == "rename" for p in patches)
+    assert patches and all(p.hunks or p.op in ("rename", "metadata") for p in patches)
 
 
-@pytest.mark.parametrize("name", sorted({**SYNTAX_INVALID, **SEMANTIC_INVALID}))
+@pytest.mark.parametrize(
+    "name", sorted(set({**SYNTAX_INVALID, **SEMANTIC_INVALID}) - PARSER_ACCEPTS)
+)
 def test_invalid_patches_fail_with_their_kind_and_rule_hint(name):
     patch, kind = {**SYNTAX_INVALID, **SEMANTIC_INVALID}[name]
     err = fail(patch)
@@ -166,3 +172,114 @@ def test_path_mismatch_hint_shows_the_rename_form():
 def test_begin_patch_hint_says_not_to_use_it():
     err = fail(SYNTAX_INVALID["begin_patch_dsl"][0])
     assert "Do not use the old '*** Begin Patch' format" in err.recovery_hint
+
+
+EMPTY_ADD = "diff --git a/py.typed b/py.typed\nnew file mode 100644\nindex 0000000..e69de29\n"
+EMPTY_DELETE = "diff --git a/gone b/gone\ndeleted file mode 100644\nindex e69de29..0000000\n"
+MODE_ONLY = "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
+
+
+def test_empty_file_add_and_delete_have_no_hunks():
+    [add] = parse_patch(EMPTY_ADD)
+    assert (add.op, add.old_path, add.new_path, add.hunks) == ("add", None, "py.typed", [])
+    assert add.ignored_metadata == ["new file mode 100644", "index 0000000..e69de29"]
+    [bare] = parse_patch("diff --git a/py.typed b/py.typed\nnew file mode 100755\n")
+    assert (bare.op, bare.new_path) == ("add", "py.typed")
+    [delete] = parse_patch(EMPTY_DELETE)
+    assert (delete.op, delete.old_path, delete.new_path, delete.hunks) == (
+        "delete",
+        "gone",
+        None,
+        [],
+    )
+
+
+def test_mode_only_section_is_metadata():
+    [m] = parse_patch(MODE_ONLY)
+    assert (m.op, m.old_path, m.new_path, m.hunks) == ("metadata", "run.sh", "run.sh", [])
+    assert m.ignored_metadata == ["old mode 100644", "new mode 100755"]
+    [p] = parse_patch(SEMANTIC_INVALID["mode_only_missing_file"][0])
+    assert p.op == "metadata" and p.path == "f.sh"
+
+
+@pytest.mark.parametrize(
+    "header,path",
+    [
+        ("diff --git a/my dir/x y.sh b/my dir/x y.sh", "my dir/x y.sh"),
+        ('diff --git "a/caf\\303\\251.sh" "b/caf\\303\\251.sh"', "caf\u00e9.sh"),
+        ("diff --git x.sh x.sh", "x.sh"),
+    ],
+)
+def test_metadata_only_path_comes_from_the_git_header(header, path):
+    [m] = parse_patch(header + "\nold mode 100644\nnew mode 100755\n")
+    assert m.path == path
+
+
+def test_metadata_only_sections_among_others():
+    patches = parse_patch(MODE_ONLY + VALID["modify"] + EMPTY_ADD + "\n" + EMPTY_DELETE)
+    assert [(p.op, p.path) for p in patches] == [
+        ("metadata", "run.sh"),
+        ("modify", "src/main.rs"),
+        ("add", "py.typed"),
+        ("delete", "gone"),
+    ]
+
+
+def test_metadata_only_and_hunks_for_one_path_are_duplicates():
+    hunk = "--- a/run.sh\n+++ b/run.sh\n@@ -1 +1 @@\n-a\n+b\n"
+    [m] = parse_patch(MODE_ONLY + hunk)  # in one section: a modify that carries the mode lines
+    assert m.op == "modify" and m.ignored_metadata == ["old mode 100644", "new mode 100755"]
+    err = fail(MODE_ONLY + "diff --git a/run.sh b/run.sh\n" + hunk)
+    assert err.kind == "duplicate_file_patch"
+
+
+@pytest.mark.parametrize(
+    "patch,why",
+    [
+        ("diff --git a/f b/f\n", "neither hunks nor git metadata"),
+        ("diff --git a/f b/f\n\ndiff --git a/g b/g\nold mode 100644\n", "neither hunks"),
+        ("diff --git a/f b/g\nold mode 100644\nnew mode 100755\n", "two different paths"),
+    ],
+)
+def test_git_section_without_hunks_or_metadata_is_refused(patch, why):
+    err = fail(patch)
+    assert err.kind == "missing_file_header" and why in err.message
+
+
+@pytest.mark.parametrize(
+    "patch,path,feature,what",
+    [
+        (SYNTAX_INVALID["binary_patch"][0], "x.png", "binary", "a binary patch"),
+        (SYNTAX_INVALID["binary_differ"][0], "x.png", "binary", "a binary file change"),
+        ("Binary files a/img.png and b/img.png differ\n", "img.png", "binary", "binary"),
+        ("Binary files /dev/null and b/new.png differ\n", "new.png", "binary", "binary"),
+        (SYNTAX_INVALID["symlink_mode"][0], "l", "symlink", "a symlink (mode 120000)"),
+        (
+            "diff --git a/l b/l\nindex 1234567..89abcde 120000\n--- a/l\n+++ b/l\n"
+            "@@ -1 +1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n",
+            "l",
+            "symlink",
+            "mode 120000",
+        ),
+        (
+            "diff --git a/f b/f\nold mode 100644\nnew mode 120000\n",
+            "f",
+            "symlink",
+            "a symlink",
+        ),
+        (SYNTAX_INVALID["submodule_mode"][0], "sub", "submodule", "a submodule (mode 160000)"),
+        (SEMANTIC_INVALID["submodule_body"][0], "sub", "submodule", "a submodule"),
+        (SYNTAX_INVALID["copy"][0], "a/a.txt b/b.txt", "copy", "a copy"),
+    ],
+)
+def test_unsupported_sections_are_refused_by_path_and_feature(patch, path, feature, what):
+    err = fail(VALID["modify"] + patch)  # a supported section before it does not hide it
+    assert err.kind == "unsupported_git_patch_feature"
+    assert err.message.startswith(f"{path}: ") and what in err.message
+    assert err.details["path"] == path and err.details["feature"] == feature
+
+
+def test_unsupported_line_in_a_bare_section_names_no_path():
+    err = fail("GIT binary patch\nliteral 0\n")
+    assert err.kind == "unsupported_git_patch_feature" and "path" not in err.details
+    assert err.message.startswith("line 1: this section is a binary patch")

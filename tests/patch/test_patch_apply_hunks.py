@@ -55,11 +55,30 @@ def test_hunks_may_not_overlap():
     assert info.value.kind == "context_not_found" and info.value.details["hunk"] == 2
 
 
-def test_pure_insertions_use_the_header_line():
-    out, diags = run(b"a\nb\nc\n", "@@ -2,0 +3 @@\n+after b\n")
-    assert out == b"a\nb\nafter b\nc\n" and diags == []
+def test_pure_insertions_go_only_at_the_edges_of_the_file():
+    out, diags = run(b"a\nb\n", "@@ -2,0 +3 @@\n+after b\n")
+    assert out == b"a\nb\nafter b\n" and diags == []
     out, _ = run(b"a\nb\n", "@@ -0,0 +1 @@\n+first\n")
     assert out == b"first\na\nb\n"
+    out, _ = run(b"a\nb", "@@ -2,0 +3 @@\n+c\n\\ No newline at end of file\n")
+    assert out == b"a\nb\nc"
+
+
+def test_pure_insertion_inside_a_file_is_refused():
+    """Only its line number could place it, and a drifted number would misplace it silently."""
+    with pytest.raises(PatchError) as info:
+        run(b"a\nb\nc\n", "@@ -2,0 +3 @@\n+after b\n")
+    err = info.value
+    assert err.kind == "context_not_found"
+    assert err.details == {
+        "path": "f",
+        "hunk": 1,
+        "hint_line": 3,
+        "reason": "insertion_without_context",
+    }
+    assert "only adds lines and has no context" in err.message
+    out, _ = run(b"a\nb\nc\n", "@@ -2,0 +3 @@\n b\n+after b\n c\n")  # with context it applies
+    assert out == b"a\nb\nafter b\nc\n"
 
 
 def test_add_to_empty_file_and_to_nothing():

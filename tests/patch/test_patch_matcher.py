@@ -1,11 +1,12 @@
-"""Hunk placement: the hinted line, else a unique match; ambiguity; whitespace-relaxed matches."""
+"""Hunk placement: the hinted line, else a unique match near it, else a unique match in the file;
+ambiguity; whitespace-relaxed matches."""
 
 from __future__ import annotations
 
 import pytest
 
 from holon.patch.errors import PatchError
-from holon.patch.matcher import Locator, Placement
+from holon.patch.matcher import Locator, Placement, radius
 from holon.patch.model import BodyLine, Hunk
 
 
@@ -34,7 +35,7 @@ def test_hinted_line_is_used_without_building_an_index():
 
 
 def test_unique_match_elsewhere_is_used():
-    assert place(KEYS, hunk(["line 15", "line 16"]), 2) == Placement(14, False)
+    assert place(KEYS, hunk(["line 15", "line 16"]), 2) == Placement(14, False, "window")
 
 
 def test_duplicates_hint_picks_one():
@@ -53,36 +54,43 @@ def test_duplicates_without_a_matching_hint_are_ambiguous():
         "path": "f.txt",
         "hunk": 3,
         "hint_line": 2,
+        "window": 20,
+        "scope": "window",
         "candidate_count": 3,
+        "matches_in_file": 3,
         "candidates": [
             {"line": 1, "distance": -1},
             {"line": 3, "distance": 1},
             {"line": 5, "distance": 3},
         ],
     }
-    assert "matches 3 places (lines 1, 3, 5)" in err.message
-    assert "hinted line 2 is not one of them" in err.message
+    assert "matches 3 places within 20 lines of its hinted line 2" in err.message
+    assert "(line (offset): 1 (-1), 3 (+1), 5 (+3))" in err.message
 
 
 def test_many_candidates_are_elided_in_the_message():
     keys = ["a"] * 60
     with pytest.raises(PatchError) as info:
         place(keys, hunk(["a"]), 200)
-    assert "lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, ...)" in info.value.message
+    assert "1 (-200), 2 (-199)," in info.value.message
+    assert "10 (-191), ...)" in info.value.message
+    assert "none within 20 lines of its hinted line 201" in info.value.message
     assert len(info.value.details["candidates"]) == 50
     assert info.value.details["candidate_count"] == 60
+    assert info.value.details["scope"] == "file"
 
 
 def test_lower_bound_excludes_earlier_matches():
     keys = ["same", "x", "same", "y"]
-    assert place(keys, hunk(["same"]), 0, lo=1) == Placement(2, False)  # the hint is before lo
+    assert place(keys, hunk(["same"]), 0, lo=1) == Placement(2, False, "window")  # hint < lo
 
 
 def test_whitespace_relaxed_match_only_when_no_exact_match():
     keys = ["a  ", "b\t", "c"]
     assert place(keys, ctx_hunk(["a", "b"]), 0) == Placement(0, True)
     keys = ["a  ", "b", "x", "a", "b"]
-    assert place(keys, ctx_hunk(["a", "b"]), 0) == Placement(3, False)  # exact beats the hint
+    exact = Placement(3, False, "window")
+    assert place(keys, ctx_hunk(["a", "b"]), 0) == exact  # exact beats the hint
 
 
 def test_relaxed_ambiguity():
@@ -123,7 +131,7 @@ def test_not_found_when_text_lies_before_the_previous_hunk():
 
 def test_no_newline_marker_pins_the_hunk_to_the_end():
     keys = ["a", "b", "a"]
-    assert place(keys, hunk(["a"], old_no_newline=True), 0) == Placement(2, False)
+    assert place(keys, hunk(["a"], old_no_newline=True), 0) == Placement(2, False, "window")
     with pytest.raises(PatchError) as info:
         place(["a", "b"], hunk(["a"], old_no_newline=True), 0)
     assert "pins it to the end of the file" in info.value.message
@@ -146,14 +154,108 @@ def test_long_lines_are_clipped_in_details():
 
 @pytest.mark.parametrize(
     "hint,lo,at_eof,expected",
-    [(3, 0, False, 3), (1, 2, False, 2), (99, 0, False, 5), (0, 0, True, 5)],
+    [(5, 0, False, 5), (0, 0, False, 0), (0, 0, True, 5), (3, 0, True, 5), (5, 2, False, 5)],
 )
-def test_pure_insertion_uses_its_line_number(hint, lo, at_eof, expected):
+def test_pure_insertion_goes_to_an_edge_of_the_file(hint, lo, at_eof, expected):
     h = Hunk(hint, 0, hint + 1, 1, "", [BodyLine("+", "new")], 1, new_no_newline=at_eof)
-    assert place(["a", "b", "c", "d", "e"], h, hint, lo) == Placement(expected, False)
+    assert place(["a", "b", "c", "d", "e"], h, hint, lo) == Placement(expected, False, "line")
+    assert place([], h, hint, 0) == Placement(0, False, "line")  # an empty file has one place
+
+
+@pytest.mark.parametrize("hint,lo", [(3, 0), (1, 0), (0, 2), (99, 0)])
+def test_pure_insertion_inside_the_file_is_refused(hint, lo):
+    h = Hunk(hint, 0, hint + 1, 1, "", [BodyLine("+", "new")], 1)
+    with pytest.raises(PatchError) as info:
+        place(["a", "b", "c", "d", "e"], h, hint, lo)
+    assert info.value.kind == "context_not_found"
+    assert info.value.details["reason"] == "insertion_without_context"
 
 
 def test_empty_file():
     with pytest.raises(PatchError) as info:
         place([], hunk(["a"]), 0)
     assert info.value.kind == "context_not_found" and info.value.details["nearest_lines"] == []
+
+
+def filler(n, tag="f"):
+    return [f"{tag} {i}" for i in range(n)]
+
+
+def test_radius_is_twenty_or_twice_the_hunk():
+    assert radius(hunk(["a"])) == 20 and radius(hunk(["a"] * 10)) == 20
+    assert radius(hunk(["a"] * 11)) == 22 and radius(ctx_hunk(["a"] * 40)) == 80
+
+
+def test_small_drift_applies_at_the_match_in_the_window_despite_one_further_away():
+    # the true place is 3 lines below the hint; the same text recurs 30 lines further down
+    keys = filler(10) + ["x", "y"] + filler(30, "g") + ["x", "y"] + filler(5, "h")
+    assert place(keys, hunk(["x", "y"]), 7) == Placement(10, False, "window")
+    assert place(keys, hunk(["x", "y"]), 13) == Placement(10, False, "window")  # drift of -3
+
+
+def test_two_matches_at_equal_distance_are_ambiguous_with_distances():
+    keys = filler(5) + ["x"] + filler(5, "g") + ["x"] + filler(5, "h")
+    with pytest.raises(PatchError) as info:
+        place(keys, hunk(["x"]), 8)
+    err = info.value
+    assert err.kind == "ambiguous_context"
+    assert err.details["candidates"] == [{"line": 6, "distance": -3}, {"line": 12, "distance": 3}]
+    assert err.details["scope"] == "window" and err.details["candidate_count"] == 2
+    assert "6 (-3), 12 (+3)" in err.message
+
+
+def test_the_strictly_nearest_match_in_the_window_wins_and_a_tie_is_ambiguous():
+    keys = filler(5) + ["x"] + filler(9, "g") + ["x"] + filler(5, "h")
+    assert place(keys, hunk(["x"]), 4) == Placement(5, False, "nearest")
+    assert place(keys, hunk(["x"]), 14) == Placement(15, False, "nearest")
+    with pytest.raises(PatchError) as info:
+        place(keys, hunk(["x"]), 10)  # 5 lines from each
+    assert info.value.kind == "ambiguous_context"
+    assert info.value.details["candidates"] == [
+        {"line": 6, "distance": -5},
+        {"line": 16, "distance": 5},
+    ]
+
+
+def test_match_outside_the_window_applies_when_unique_in_the_file():
+    keys = filler(100) + ["x", "y"] + filler(10, "g")
+    assert place(keys, hunk(["x", "y"]), 10) == Placement(100, False, "file")
+    assert place(keys, hunk(["x", "y"]), 79) == Placement(100, False, "file")  # 21 > 20
+    assert place(keys, hunk(["x", "y"]), 80) == Placement(100, False, "window")
+
+
+def test_several_matches_outside_the_window_are_ambiguous():
+    keys = filler(50) + ["x"] + filler(50, "g") + ["x"]
+    with pytest.raises(PatchError) as info:
+        place(keys, hunk(["x"]), 0)
+    err = info.value
+    assert err.details["scope"] == "file" and err.details["matches_in_file"] == 2
+    assert "none within 20 lines of its hinted line 1" in err.message
+
+
+def test_a_long_hunk_has_a_wider_window():
+    body = [f"b {i}" for i in range(15)]  # radius 30
+    keys = filler(40) + body + filler(100, "g") + body
+    assert place(keys, ctx_hunk(body), 12) == Placement(40, False, "window")
+    with pytest.raises(PatchError) as info:
+        place(keys, ctx_hunk(body), 5)  # 35 lines off: outside the window, two in the file
+    assert info.value.details["scope"] == "file"
+
+
+def test_window_excludes_matches_before_the_previous_hunk():
+    keys = ["x"] + filler(3) + ["x"] + filler(40, "g") + ["x"]
+    assert place(keys, hunk(["x"]), 2, lo=1) == Placement(4, False, "window")
+
+
+def test_relaxed_matches_follow_the_window_rule():
+    keys = filler(5) + ["x  "] + filler(40, "g") + ["x\t"]
+    assert place(keys, ctx_hunk(["x"]), 3) == Placement(5, True, "window")
+    assert place(keys, ctx_hunk(["x"]), 44) == Placement(46, True, "window")
+    with pytest.raises(PatchError) as info:
+        place(keys + filler(31, "h") + ["x "], ctx_hunk(["x"]), 62)
+    assert info.value.details["candidates"] == [
+        {"line": 47, "distance": -16},
+        {"line": 79, "distance": 16},
+    ]
+    nearer = keys + filler(30, "h") + ["x "]
+    assert place(nearer, ctx_hunk(["x"]), 62) == Placement(77, True, "nearest")

@@ -32,7 +32,9 @@ def test_build_result_groups_changes_and_normalises_paths():
         "modified": ["src/a.py"],
         "deleted": ["old.txt"],
         "renamed": [{"from": "from.txt", "to": "to.txt"}],
+        "metadata_only": [],
         "hunk_counts": {"src/a.py": 2, "docs/new.md": 1, "old.txt": 1, "to.txt": 0},
+        "mode_changes": [],
         "diagnostics": [diag],
         "ignored_metadata": [
             {"path": "docs/new.md", "line": "new file mode 100755"},
@@ -56,3 +58,57 @@ def test_single_file_summary_and_hunk_counts_on_renames():
     assert render(result) == "Applied patch: R a -> b (1 hunk)"
     result = build_result([Change(fp("modify", "m", "m", hunks=3))])
     assert render(result) == "Applied patch: M m (3 hunks)"
+
+
+def test_empty_adds_and_metadata_only_sections():
+    changes = [
+        Change(fp("add", None, "py.typed", hunks=0, meta=["new file mode 100644"])),
+        Change(fp("metadata", "run.sh", "run.sh", hunks=0, meta=["old mode 100644"])),
+    ]
+    result = build_result(changes)
+    assert result["added"] == ["py.typed"] and result["metadata_only"] == ["run.sh"]
+    assert result["hunk_counts"] == {"py.typed": 0, "run.sh": 0}
+    assert summary(result) == "applied patch: 1 file changed (1 added, 1 metadata only)"
+    assert render(result) == (
+        "Applied patch: A py.typed (empty), run.sh unchanged (metadata only)\n"
+        "ignored (not applied): new file mode 100644 (py.typed)\n"
+        "ignored (not applied): old mode 100644 (run.sh)"
+    )
+    only = build_result([changes[1]])
+    assert summary(only) == "applied patch: 0 files changed (1 metadata only)"
+
+
+def test_applied_mode_lines_are_mode_changes_not_ignored_metadata():
+    mode_only = ["old mode 100644", "new mode 100755"]
+    changes = [
+        Change(
+            fp("add", None, "run.sh", meta=["new file mode 100755", "index 0000000..e69de29"]),
+            mode_change={"path": "run.sh", "old_mode": None, "new_mode": "100755"},
+            applied_metadata=["new file mode 100755"],
+        ),
+        Change(
+            fp("metadata", "bin/x", "bin/x", hunks=0, meta=mode_only),
+            mode_change={"path": "bin/x", "old_mode": "100644", "new_mode": "100755"},
+            applied_metadata=mode_only,
+        ),
+        Change(fp("metadata", "y", "y", hunks=0, meta=mode_only)),  # recorded, not applied
+    ]
+    result = build_result(changes)
+    assert result["metadata_only"] == ["bin/x", "y"]
+    assert result["mode_changes"] == [
+        {"path": "run.sh", "old_mode": None, "new_mode": "100755"},
+        {"path": "bin/x", "old_mode": "100644", "new_mode": "100755"},
+    ]
+    assert result["ignored_metadata"] == [
+        {"path": "run.sh", "line": "index 0000000..e69de29"},
+        {"path": "y", "line": "old mode 100644"},
+        {"path": "y", "line": "new mode 100755"},
+    ]
+    assert render(result) == (
+        "Applied patch: A run.sh, bin/x (metadata only), y unchanged (metadata only)\n"
+        "run.sh mode 100755 (new file)\n"
+        "bin/x mode 100644 -> 100755\n"
+        "ignored (not applied): index 0000000..e69de29 (run.sh)\n"
+        "ignored (not applied): old mode 100644 (y)\n"
+        "ignored (not applied): new mode 100755 (y)"
+    )

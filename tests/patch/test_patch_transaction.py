@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from holon.patch import transaction
 from holon.patch.errors import PatchError
 from holon.patch.parser import parse_patch
 from holon.patch.transaction import NEW_FILE_MODE, commit, plan
@@ -225,3 +226,231 @@ def test_unlink_in_read_only_directory_is_all_or_nothing(shared_dir, patch):
     res = unprivileged(lambda: apply(shared_dir, patch))
     assert snapshot(shared_dir) == before
     assert res["kind"] == "io_error", res
+
+
+# -- git sections without hunks: empty files, metadata only; whole-file deletes --
+
+EMPTY_ADD = (
+    "diff --git a/pkg/py.typed b/pkg/py.typed\nnew file mode 100644\nindex 0000000..e69de29\n"
+)
+EMPTY_DELETE = (
+    "diff --git a/empty.txt b/empty.txt\ndeleted file mode 100644\nindex e69de29..0000000\n"
+)
+MODE_ONLY = "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
+BINARY = (
+    "diff --git a/img.png b/img.png\nindex 1234567..89abcde 100644\n"
+    "Binary files a/img.png and b/img.png differ\n"
+)
+
+
+def test_empty_new_file_is_created(tmp_path):
+    write(tmp_path, "a.txt", "a\n")
+    assert apply(tmp_path, EMPTY_ADD + MODIFY_A) == {"kind": None}
+    after = snapshot(tmp_path)
+    assert after["pkg/py.typed"] == ("file", NEW_FILE_MODE, b"")
+    assert after["a.txt"] == ("file", 0o644, b"A\n")
+
+
+def test_empty_new_file_that_exists_is_refused(tmp_path):
+    write(tmp_path, "a.txt", "a\n")
+    write(tmp_path, "pkg/py.typed", "")
+    before = snapshot(tmp_path)
+    assert apply(tmp_path, MODIFY_A + EMPTY_ADD)["kind"] == "existing_file"
+    assert snapshot(tmp_path) == before
+
+
+def test_executable_new_file_mode_creates_an_executable_file(tmp_path):
+    """`new file mode 100755` makes the new file executable wherever it is readable."""
+    patch = "diff --git a/run.sh b/run.sh\nnew file mode 100755\n--- /dev/null\n+++ b/run.sh\n"
+    patch += "@@ -0,0 +1 @@\n+#!/bin/sh\n"
+    [change] = plan(tmp_path, tmp_path, parse_patch(patch))
+    assert change.patch.ignored_metadata == ["new file mode 100755"]
+    assert change.mode == 0o755 and change.applied_metadata == ["new file mode 100755"]
+    assert change.mode_change == {"path": "run.sh", "old_mode": None, "new_mode": "100755"}
+    commit([change])
+    assert os.stat(tmp_path / "run.sh").st_mode & 0o7777 == 0o755
+    assert apply(tmp_path, "diff --git a/e b/e\nnew file mode 100755\n") == {"kind": None}
+    assert os.stat(tmp_path / "e").st_mode & 0o7777 == 0o755
+    assert apply(tmp_path, EMPTY_ADD) == {"kind": None}
+    assert os.stat(tmp_path / "pkg/py.typed").st_mode & 0o7777 == NEW_FILE_MODE
+
+
+def test_empty_file_delete(tmp_path):
+    write(tmp_path, "empty.txt", "")
+    assert apply(tmp_path, EMPTY_DELETE) == {"kind": None}
+    assert not (tmp_path / "empty.txt").exists()
+
+
+def test_empty_file_delete_of_a_file_with_content_is_refused(tmp_path):
+    write(tmp_path, "a.txt", "a\n")
+    write(tmp_path, "empty.txt", "not empty\n")
+    before = snapshot(tmp_path)
+    res = apply(tmp_path, MODIFY_A + EMPTY_DELETE)
+    assert res["kind"] == "partial_delete"
+    assert "no hunks, which deletes only an empty file: 1 line would be left" in res["message"]
+    assert snapshot(tmp_path) == before
+
+
+def test_mode_only_change_sets_the_executable_bits(tmp_path):
+    write(tmp_path, "run.sh", "#!/bin/sh\n")
+    write(tmp_path, "a.txt", "a\n")
+    changes = plan(tmp_path, tmp_path, parse_patch(MODE_ONLY + MODIFY_A))
+    run = (tmp_path / "run.sh").resolve()
+    assert [(c.patch.op, c.src, c.dst, c.mode) for c in changes][0] == (
+        "metadata",
+        None,
+        run,
+        0o755,
+    )
+    assert changes[0].diagnostics == []
+    assert os.stat(tmp_path / "run.sh").st_mode & 0o7777 == 0o644  # planning changes nothing
+    commit(changes)
+    assert os.stat(tmp_path / "run.sh").st_mode & 0o7777 == 0o755
+    assert (tmp_path / "run.sh").read_text() == "#!/bin/sh\n"
+    assert (tmp_path / "a.txt").read_text() == "A\n"
+
+
+@pytest.mark.parametrize(
+    "before, lines, after",
+    [
+        (0o755, "old mode 100755\nnew mode 100644\n", 0o644),
+        (0o640, "old mode 100644\nnew mode 100755\n", 0o750),  # x only where r is set
+        (0o700, "old mode 100755\nnew mode 100644\n", 0o600),
+        (0o711, "old mode 100755\nnew mode 100755\n", 0o711),  # x kept where r is not set
+    ],
+)
+def test_mode_only_change_follows_git(tmp_path, before, lines, after):
+    write(tmp_path, "run.sh", "#!/bin/sh\n", before)
+    assert apply(tmp_path, f"diff --git a/run.sh b/run.sh\n{lines}") == {"kind": None}
+    assert snapshot(tmp_path)["run.sh"] == ("file", after, b"#!/bin/sh\n")
+
+
+def test_mode_change_with_a_mismatched_old_mode_is_applied_with_a_diagnostic(tmp_path):
+    """git apply warns and applies the new mode anyway."""
+    write(tmp_path, "run.sh", "#!/bin/sh\n", 0o755)
+    write(tmp_path, "other.sh", "x\n", 0o644)
+    patch = MODE_ONLY + "diff --git a/other.sh b/other.sh\nold mode 100755\nnew mode 100644\n"
+    changes = plan(tmp_path, tmp_path, parse_patch(patch))
+    [diag] = changes[0].diagnostics
+    assert diag["kind"] == "old_mode_mismatch" and diag["path"] == "run.sh"
+    assert (diag["old_mode"], diag["file_mode"]) == ("100644", "100755")
+    assert diag["message"] == (
+        "the patch gives the old mode as 100644 but the file was 100755; 100755 was applied anyway"
+    )
+    assert changes[0].mode_change is None  # already 100755: nothing changed to report
+    assert changes[1].diagnostics[0]["kind"] == "old_mode_mismatch"
+    commit(changes)
+    assert os.stat(tmp_path / "run.sh").st_mode & 0o7777 == 0o755
+    assert os.stat(tmp_path / "other.sh").st_mode & 0o7777 == 0o644
+
+
+def test_modify_and_rename_apply_their_mode_lines_to_the_result(tmp_path):
+    write(tmp_path, "a.txt", "a\n")
+    write(tmp_path, "tool.py", "print()\n", 0o755)
+    patch = "diff --git a/a.txt b/a.txt\nold mode 100644\nnew mode 100755\n" + MODIFY_A
+    patch += (
+        "diff --git a/tool.py b/bin/tool\nsimilarity index 100%\nold mode 100755\n"
+        "new mode 100644\nrename from tool.py\nrename to bin/tool\n"
+    )
+    assert apply(tmp_path, patch) == {"kind": None}
+    after = snapshot(tmp_path)
+    assert after["a.txt"] == ("file", 0o755, b"A\n")
+    assert after["bin/tool"] == ("file", 0o644, b"print()\n") and "tool.py" not in after
+
+
+def test_rename_with_edits_and_a_mode_change(tmp_path):
+    write(tmp_path, "old.sh", "echo a\n")
+    patch = (
+        "diff --git a/old.sh b/new.sh\nold mode 100644\nnew mode 100755\nsimilarity index 50%\n"
+        "rename from old.sh\nrename to new.sh\n--- a/old.sh\n+++ b/new.sh\n"
+        "@@ -1 +1 @@\n-echo a\n+echo b\n"
+    )
+    [change] = plan(tmp_path, tmp_path, parse_patch(patch))
+    assert change.mode_change == {"path": "new.sh", "old_mode": "100644", "new_mode": "100755"}
+    commit([change])
+    after = snapshot(tmp_path)
+    assert after["new.sh"] == ("file", 0o755, b"echo b\n") and "old.sh" not in after
+
+
+def test_a_later_failure_leaves_an_earlier_mode_change_undone(tmp_path):
+    write(tmp_path, "run.sh", "#!/bin/sh\n")
+    write(tmp_path, "a.txt", "a\n")
+    write(tmp_path, "b.txt", "b\n")
+    before = snapshot(tmp_path)
+    patch = MODE_ONLY + MODIFY_A + "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-nope\n+B\n"
+    assert apply(tmp_path, patch)["kind"] == "context_not_found"
+    assert snapshot(tmp_path) == before
+
+
+def test_a_staging_failure_leaves_an_earlier_mode_change_undone(tmp_path):
+    write(tmp_path, "run.sh", "#!/bin/sh\n")
+    write(tmp_path, "blocker", "f\n")
+    before = snapshot(tmp_path)
+    patch = MODE_ONLY + "--- /dev/null\n+++ b/blocker/y.txt\n@@ -0,0 +1 @@\n+y\n"
+    assert apply(tmp_path, patch)["kind"] == "io_error"
+    assert snapshot(tmp_path) == before
+
+
+def test_modes_are_recorded_not_applied_without_posix_modes(tmp_path, monkeypatch):
+    monkeypatch.setattr(transaction, "APPLIES_MODES", False)
+    write(tmp_path, "run.sh", "#!/bin/sh\n")
+    patch = MODE_ONLY + "diff --git a/new.sh b/new.sh\nnew file mode 100755\n"
+    changes = plan(tmp_path, tmp_path, parse_patch(patch))
+    assert [(c.dst, c.mode, c.mode_change, c.applied_metadata) for c in changes] == [
+        (None, NEW_FILE_MODE, None, []),
+        ((tmp_path / "new.sh").resolve(), NEW_FILE_MODE, None, []),
+    ]
+    commit(changes)
+    assert os.stat(tmp_path / "run.sh").st_mode & 0o7777 == 0o644
+    assert os.stat(tmp_path / "new.sh").st_mode & 0o7777 == NEW_FILE_MODE
+
+
+@pytest.mark.parametrize("mode", ["100664", "040000"])
+def test_other_new_modes_are_recorded_not_applied(tmp_path, mode):
+    write(tmp_path, "run.sh", "#!/bin/sh\n")
+    patch = f"diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode {mode}\n"
+    [change] = plan(tmp_path, tmp_path, parse_patch(patch))
+    assert (change.dst, change.mode_change, change.applied_metadata) == (None, None, [])
+    commit([change])
+    assert os.stat(tmp_path / "run.sh").st_mode & 0o7777 == 0o644
+
+
+def test_mode_only_change_of_a_missing_file_is_refused(tmp_path):
+    write(tmp_path, "a.txt", "a\n")
+    before = snapshot(tmp_path)
+    assert apply(tmp_path, MODIFY_A + MODE_ONLY)["kind"] == "missing_file"
+    assert snapshot(tmp_path) == before
+
+
+def test_partial_delete_is_refused_and_nothing_changes(tmp_path):
+    write(tmp_path, "a.txt", "a\n")
+    write(tmp_path, "doc.md", "one\ntwo\nthree\n")
+    before = snapshot(tmp_path)
+    res = apply(tmp_path, MODIFY_A + "--- a/doc.md\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-one\n-two\n")
+    assert res["kind"] == "partial_delete"
+    assert "its hunks' '-' lines are not the whole file: 1 line would be left" in res["message"]
+    assert snapshot(tmp_path) == before
+
+
+def test_delete_with_context_lines_leaves_them_and_is_refused(tmp_path):
+    write(tmp_path, "doc.md", "one\ntwo\n")
+    res = apply(tmp_path, "--- a/doc.md\n+++ /dev/null\n@@ -1,2 +0,0 @@\n one\n-two\n")
+    assert res["kind"] == "partial_delete"
+    assert (tmp_path / "doc.md").exists()
+
+
+def test_whole_file_delete_with_drifted_header_applies(tmp_path):
+    write(tmp_path, "doc.md", "one\ntwo\n")
+    assert apply(tmp_path, "--- a/doc.md\n+++ /dev/null\n@@ -7,9 +0,0 @@\n-one\n-two\n") == {
+        "kind": None
+    }
+    assert not (tmp_path / "doc.md").exists()
+
+
+def test_binary_section_fails_the_whole_patch_naming_its_path(tmp_path):
+    write(tmp_path, "a.txt", "a\n")
+    before = snapshot(tmp_path)
+    res = apply(tmp_path, MODIFY_A + EMPTY_ADD + BINARY)
+    assert res["kind"] == "unsupported_git_patch_feature"
+    assert res["message"].startswith("img.png: line 11: this section is a binary file change")
+    assert snapshot(tmp_path) == before

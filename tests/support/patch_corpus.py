@@ -136,10 +136,6 @@ SYNTAX_INVALID = {
         "\\ No newline at end of file\n",
         "unsupported_git_patch_feature",
     ),
-    "mode_only": (
-        "diff --git a/f.sh b/f.sh\nold mode 100644\nnew mode 100755\n",
-        "unsupported_git_patch_feature",
-    ),
     "rename_without_to": (
         "diff --git a/a.txt b/b.txt\nrename from a.txt\n",
         "rename_path_mismatch",
@@ -148,6 +144,10 @@ SYNTAX_INVALID = {
 
 # name -> (patch, error kind); syntactically in the grammar, refused by the parser's semantic checks
 SEMANTIC_INVALID = {
+    "mode_only_missing_file": (
+        "diff --git a/f.sh b/f.sh\nold mode 100644\nnew mode 100755\n",
+        "missing_file",
+    ),
     "path_mismatch": (
         "--- a/a.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-a\n+b\n",
         "path_mismatch_without_rename",

@@ -134,17 +134,23 @@ def test_missing_context_reports_nearest_lines_and_divergence(tmp_path):
 
 
 def test_ambiguous_context_lists_candidates_with_distances(tmp_path):
-    write(tmp_path, "f.txt", "x\nsame\nend\ny\nsame\nend\nz\nsame\nend\n")
-    err = fails(
+    write(tmp_path, "f.txt", "same\nend\nq\nr\nsame\nend\n")
+    err = fails(  # two matches, each 2 lines from the hinted line 3: neither is nearer
         tmp_path,
-        "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n-same\n+other\n end\n",
+        "--- a/f.txt\n+++ b/f.txt\n@@ -3,2 +3,2 @@\n-same\n+other\n end\n",
         "ambiguous_context",
     )
     assert err["details"]["candidates"] == [
-        {"line": 2, "distance": 1},
-        {"line": 5, "distance": 4},
-        {"line": 8, "distance": 7},
+        {"line": 1, "distance": -2},
+        {"line": 5, "distance": 2},
     ]
+
+
+def test_the_nearest_of_several_matches_wins(tmp_path):
+    write(tmp_path, "f.txt", "x\nsame\nend\ny\nsame\nend\nz\nsame\nend\n")
+    result = ok(tmp_path, "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n-same\n+other\n end\n")
+    assert (tmp_path / "f.txt").read_text() == "x\nother\nend\ny\nsame\nend\nz\nsame\nend\n"
+    assert result["diagnostics"][0]["search"] == "nearest"
 
 
 def test_hinted_position_wins_among_duplicates(tmp_path):
@@ -182,27 +188,30 @@ def test_hunks_out_of_order_are_refused(tmp_path):
     assert "file order" in err["message"]
 
 
-def test_add_delete_and_metadata_never_applied(tmp_path):
+def test_add_delete_and_metadata_applied(tmp_path):
     write(tmp_path, "docs/old.md", "old line 1\nold line 2\nold line 3\n")
     patch = VALID["add"] + VALID["delete"] + VALID["git_add_with_metadata"]
-    result = ok(tmp_path, patch)
+    env, receipt = apply(tmp_path, patch)
+    result = env["result"]
     assert (tmp_path / "docs/new.md").read_text() == "line 1\nline 2\nline 3\n"
     assert not (tmp_path / "docs/old.md").exists()
-    assert (
-        tmp_path / "run.sh"
-    ).stat().st_mode & 0o7777 == 0o644  # new file mode 100755 is not chmod
+    assert (tmp_path / "run.sh").stat().st_mode & 0o7777 == 0o755  # new file mode 100755
     assert (tmp_path / "docs/new.md").stat().st_mode & 0o7777 == 0o644
     assert result["added"] == ["docs/new.md", "run.sh"] and result["deleted"] == ["docs/old.md"]
-    assert result["ignored_metadata"] == [
-        {"path": "run.sh", "line": "new file mode 100755"},
-        {"path": "run.sh", "line": "index 0000000..e69de29"},
-    ]
+    assert result["mode_changes"] == [{"path": "run.sh", "old_mode": None, "new_mode": "100755"}]
+    assert result["ignored_metadata"] == [{"path": "run.sh", "line": "index 0000000..e69de29"}]
+    assert receipt == (
+        "Applied patch: A docs/new.md, A run.sh, D docs/old.md\n"
+        "run.sh mode 100755 (new file)\n"
+        "ignored (not applied): index 0000000..e69de29 (run.sh)"
+    )
 
 
-def test_mode_lines_on_modify_do_not_chmod(tmp_path):
+def test_mode_lines_on_modify_chmod(tmp_path):
     write(tmp_path, "f.txt", "a\n")
-    ok(tmp_path, VALID["git_modify_mode_change"])
-    assert (tmp_path / "f.txt").stat().st_mode & 0o7777 == 0o644
+    result = ok(tmp_path, VALID["git_modify_mode_change"])
+    assert (tmp_path / "f.txt").stat().st_mode & 0o7777 == 0o755
+    assert result["mode_changes"] == [{"path": "f.txt", "old_mode": "100644", "new_mode": "100755"}]
 
 
 def test_delete_verifies_content(tmp_path):

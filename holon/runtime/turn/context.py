@@ -83,6 +83,8 @@ def catalog(model_ref: str) -> tuple[list[Any], list[str]]:
     """(tool definitions, tool guidance) as offered to this model."""
     tools = registry.all_tools()
     defs = definitions(tools, "relaxed")
+    if model_ref.split("/", 1)[0] not in FREEFORM_PROVIDERS:  # the grammar is never sent there
+        defs = [d.model_copy(update={"freeform_grammar": None}) for d in defs]
     guidance = [g for g in (getattr(t, "guidance", None) for t in tools) if g]
     if any(t.name == "ApplyPatch" for t in tools):
         guidance.append(apply_patch_guidance(model_ref))
