@@ -253,9 +253,11 @@ def run_case(case: Case, tools: tuple[str, ...]) -> Case:
     return case
 
 
-def collect(repo: Path, limit: int, contexts: tuple[int, ...], seed: int = 1) -> list[Case]:
+def collect(
+    repo: Path, limit: int, contexts: tuple[int, ...], seed: int = 1, rev: str = "HEAD"
+) -> list[Case]:
     rng = random.Random(seed)
-    revs = git(repo, "rev-list", "--no-merges", f"--max-count={limit}", "HEAD").decode().split()
+    revs = git(repo, "rev-list", "--no-merges", f"--max-count={limit}", rev).decode().split()
     cases: list[Case] = []
     for commit in revs:
         parents = git(repo, "rev-list", "--parents", "-n", "1", commit).decode().split()[1:]
