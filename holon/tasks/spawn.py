@@ -83,12 +83,14 @@ def start(
     exit_file: Path,
     confinement: Confinement,
 ) -> Running:
-    if not os.path.isdir(workdir):
-        raise SpawnError(
-            f"workdir {workdir} does not exist or is not a directory", {"workdir": str(workdir)}
-        )
-    shell_path = shell if os.sep in shell else _which(shell)
-    if not shell_path or not os.access(shell_path, os.X_OK):
+    shell_path = _shell_path(shell)
+    if not os.path.isdir(workdir) or not shell_path:
+        confinement.close()  # refused before any child: release the ruleset fd now
+        if not os.path.isdir(workdir):
+            raise SpawnError(
+                f"workdir {workdir} does not exist or is not a directory",
+                {"workdir": str(workdir)},
+            )
         raise SpawnError(f"shell {shell!r} was not found or is not executable", {"shell": shell})
     argv = ["/bin/sh", "-c", TTY_WRAPPER if tty else WRAPPER, str(exit_file), shell_path]
     argv += ["-l", "-c", cmd] if login else ["-c", cmd]
@@ -150,6 +152,11 @@ def _start_tty(
     run.fds = {master: "tty"}
     run.stdin_fd = master
     return run
+
+
+def _shell_path(shell: str) -> str | None:
+    path = shell if os.sep in shell else _which(shell)
+    return path if path and os.access(path, os.X_OK) else None
 
 
 def _which(name: str) -> str | None:

@@ -267,3 +267,32 @@ def test_a_sandbox_that_cannot_be_applied_is_a_spawn_error(tmp_path, tty):
     assert info.value.details == {"sandbox": "workspace-write,network=deny"}
     assert conf.ruleset is None and not (tmp_path / "ran").exists()
     assert not (tmp_path / "exit_status").exists()
+
+
+def test_a_refused_spawn_releases_the_sandbox_ruleset(tmp_path):
+    """A missing workdir or shell is refused before any child: the parent's ruleset fd closes."""
+    from holon.home.layout import Home
+
+    if landlock.abi() == 0:
+        pytest.skip("needs Landlock")
+    home = Home(tmp_path)
+    (tmp_path / ".holon").mkdir()
+    for kw in (
+        {"workdir": tmp_path / "missing", "shell": "/bin/sh"},
+        {"workdir": tmp_path, "shell": "no-such-shell"},
+    ):
+        conf = confine.prepare(home, execution_root=tmp_path, workdir=tmp_path, scratch=tmp_path)
+        fd = conf.ruleset.fd
+        with pytest.raises(spawn.SpawnError):
+            spawn.start(
+                "true",
+                login=False,
+                tty=False,
+                accepts_input=False,
+                exit_file=tmp_path / "x",
+                confinement=conf,
+                **kw,
+            )
+        assert conf.ruleset is None
+        with pytest.raises(OSError):
+            os.fstat(fd)
