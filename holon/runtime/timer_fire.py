@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-from pathlib import Path
 from typing import Any
 
 from holon import clock, config
 from holon.agent import admission, timers
 from holon.agent.handle import Agent
 from holon.errors import HolonError
-from holon.ids import new_id
 from holon.runtime.turn.context import execution_root
-from holon.sandbox import confine
 from holon.store.atomic import read_json
-from holon.tasks import store
+from holon.tasks import command, spawn
 
 MAX_LISTED_MISSED = 20
 DEFAULT_GUARD_TIMEOUT_S = 10
@@ -65,51 +60,30 @@ def _guard_allows(agent: Agent, timer: dict[str, Any]) -> bool:
     timeout = config.env_int(
         "HOLON_TIMER_GUARD_TIMEOUT_S", "runtime.timer_guard_timeout_s", DEFAULT_GUARD_TIMEOUT_S
     )
-    guard_id = new_id("guard")
-    scratch = store.make_scratch(agent.home, guard_id)
-    try:
-        code = _run_guard(agent, guard, timeout, scratch)
-    finally:
-        store.remove_scratch(agent.home, guard_id)
+    code = _run_guard(agent, guard, timeout)
     if code == 0:
         return True
     agent.event("timer_guard_declined", timer_id=timer["id"], guard=guard, exit_status=code)
     return False
 
 
-def _run_guard(agent: Agent, guard: str, timeout: int, scratch: Path) -> int | str:
-    """The guard runs as the agent's commands do: in its sandbox, with their environment."""
+def _run_guard(agent: Agent, guard: str, timeout: int) -> int | str:
+    """The guard runs as the agent's commands do (command.run: its sandbox, its environment,
+    stopped with everything it started when `timeout` passes)."""
     root, _ = execution_root(agent)
+    home = agent.home
+    spec = command.CommandSpec(
+        guard, home.root, "/bin/sh", False, False, False, timeout * 1000, root
+    )
     try:
-        conf = confine.prepare(
-            agent.home, execution_root=root, workdir=agent.home.root, scratch=scratch
-        )
+        fin = command.run(home, spec, promote=False)
     except HolonError as exc:
         return exc.kind  # sandbox_unavailable or invalid_sandbox_config: declined, and recorded
-    try:
-        proc = subprocess.Popen(
-            [*conf.argv_prefix, "/bin/sh", "-c", guard],
-            cwd=agent.home.root,
-            env=conf.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            preexec_fn=conf.preexec,
-        )
-    except (OSError, subprocess.SubprocessError):
+    except spawn.SpawnError:
         return "spawn_failed"
-    finally:
-        conf.close()
-    try:
-        return proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # the guard and everything it started
-        except ProcessLookupError:
-            pass
-        proc.wait()
-        return "timeout"
+    if fin.exit_status is not None:
+        return fin.exit_status
+    return "timeout" if fin.duration_ms >= timeout * 1000 else -(fin.signal or 0)
 
 
 def _admit(agent: Agent, timer: dict[str, Any], occurrences: list[float]) -> None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from holon import paths
-from holon.errors import OperationFailed
+from holon.errors import HolonError, OperationFailed
 from holon.home.layout import Home
 from holon.sandbox import landlock, mountns
 from holon.sandbox.policy import Policy, command_env, read
@@ -70,15 +70,14 @@ def protected_paths(home: Home) -> list[str]:
     """What no command may write: the agent's `.holon/` and holon's own files in $HOLON_HOME
     (config, keys, registry, logs), not the agent homes kept there."""
     found = [_real(home.dot)]
-    hh = paths.holon_home()
     try:
-        entries = list(os.scandir(hh))
+        entries = list(os.scandir(paths.holon_home()))
     except OSError:
         entries = []
-    agents = _real(paths.agents_dir())
+    agents, root = _real(paths.agents_dir()), _real(home.root)
     for entry in entries:
         real = _real(entry.path)
-        if real != agents and not _inside(_real(home.root), real):
+        if real != agents and not _inside(root, real):
             found.append(real)
     return sorted(p for p in set(found) if os.path.lexists(p))
 
@@ -127,43 +126,59 @@ def prepare(home: Home, *, execution_root: Path, workdir: Path, scratch: Path) -
     env = command_env(dict(os.environ), policy, home)
     if policy.mode == "read-only":
         env["TMPDIR"] = str(scratch)
+    refused = refusal(policy)
+    if refused:
+        raise refused
     if sys.platform == "darwin":
         from holon.sandbox import seatbelt
 
+        if not _has_sandbox_exec():
+            return Confinement(policy, env, "none")  # full-access, network allowed: chosen
         profile = seatbelt.profile(
             policy,
             writable=writable_roots(policy, execution_root) + [_real(scratch)],
             protected=protected_paths(home),
             masked=[_real(paths.holon_home() / "keys.json")],
         )
-        if not os.access(SANDBOX_EXEC, os.X_OK):
-            return _without(policy, env)
         return Confinement(policy, env, "seatbelt", argv_prefix=[SANDBOX_EXEC, "-p", profile])
     return _linux(home, policy, env, execution_root, workdir, scratch)
 
 
-def _without(policy: Policy, env: dict[str, str]) -> Confinement:
-    if policy.mode != "full-access" or policy.network == "deny":
-        raise SandboxUnavailable(
-            f"this system cannot enforce the {policy.label} sandbox (no Landlock or sandbox-exec)",
-            hint="enable Landlock in the kernel, or choose explicitly: "
-            "holon sandbox set AGENT full-access --network allow",
-        )
-    return Confinement(policy, env, "none")
+def _has_sandbox_exec() -> bool:
+    return os.access(SANDBOX_EXEC, os.X_OK)
+
+
+def refusal(policy: Policy) -> SandboxUnavailable | None:
+    """Fail closed: why this system cannot enforce `policy`, or None when it can (full-access
+    with the network allowed needs nothing from the kernel)."""
+    if policy.mode == "full-access" and policy.network == "allow":
+        return None
+    if sys.platform == "darwin":
+        has = _has_sandbox_exec()
+    else:
+        abi = landlock.abi()
+        if abi and policy.network == "deny" and abi < 4:
+            return SandboxUnavailable(
+                f"this kernel's Landlock (ABI {abi}) cannot deny TCP; ABI 4 (Linux 6.7) can",
+                hint="allow the network (holon sandbox set AGENT MODE --network allow) "
+                "or upgrade the kernel",
+            )
+        has = abi > 0
+    if has:
+        return None
+    return SandboxUnavailable(
+        f"this system cannot enforce the {policy.label} sandbox (no Landlock or sandbox-exec)",
+        hint="enable Landlock in the kernel, or choose explicitly: "
+        "holon sandbox set AGENT full-access --network allow",
+    )
 
 
 def _linux(
     home: Home, policy: Policy, env: dict[str, str], root: Path, workdir: Path, scratch: Path
 ) -> Confinement:
     abi = landlock.abi()
-    if abi == 0 or (policy.network == "deny" and abi < 4):
-        if abi and policy.network == "deny":
-            raise SandboxUnavailable(
-                f"this kernel's Landlock (ABI {abi}) cannot deny TCP; ABI 4 (Linux 6.7) can",
-                hint="allow the network (holon sandbox set AGENT MODE --network allow) "
-                "or upgrade the kernel",
-            )
-        return _without(policy, env)
+    if abi == 0:
+        return Confinement(policy, env, "none")  # full-access, network allowed: chosen
     scratch_s, workdir_s = _real(scratch), str(workdir)
     protected = protected_paths(home)
     roots = writable_roots(policy, root)
@@ -214,17 +229,12 @@ def describe(home: Home) -> dict:
     policy = read(home)
     abi = landlock.abi() if sys.platform.startswith("linux") else 0
     out = {"agent_id": home.agent_id, **policy.to_json(), "source": policy.source}
+    out["enforced"] = refusal(policy) is None
     if sys.platform == "darwin":
-        ok = os.access(SANDBOX_EXEC, os.X_OK)
-        out["enforcement"] = "seatbelt" if ok else "none"
-        out["enforced"] = ok or (policy.mode == "full-access" and policy.network == "allow")
+        out["enforcement"] = "seatbelt" if _has_sandbox_exec() else "none"
     else:
         out["landlock_abi"] = abi
         out["mount_namespace"] = mountns.available() if abi else False
-        net_ok = policy.network == "allow" or abi >= 4
-        out["enforced"] = (abi > 0 and net_ok) or (
-            policy.mode == "full-access" and policy.network == "allow"
-        )
         if abi == 0:
             out["enforcement"] = "none"
         else:
@@ -238,8 +248,6 @@ def describe(home: Home) -> dict:
 def summary(home: Home) -> dict:
     """The status line's part: mode, network, enforcement; an invalid config is reported, not
     raised (status must show the rest)."""
-    from holon.errors import HolonError
-
     try:
         doc = describe(home)
     except HolonError as exc:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from holon import config
-from holon.errors import InvalidInput, OperationFailed
+from holon.errors import HolonError, InvalidInput, OperationFailed
 from holon.home.layout import DOT, Home, read_record
 from holon.store.atomic import write_json
 
@@ -150,7 +150,7 @@ def command_env(
     stored = set()
     try:
         stored = set(keys.names())
-    except Exception:  # an unreadable keys file removes nothing more; the patterns still apply
+    except (HolonError, OSError):  # an unreadable keys file removes nothing more; patterns apply
         pass
     named = _credential_names() | stored
 

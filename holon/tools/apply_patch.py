@@ -15,6 +15,7 @@ from holon.patch.parser import parse_patch
 from holon.patch.transaction import commit, plan
 from holon.sandbox import confine
 from holon.tools.base import RenderPolicy, Tool, ToolArgs, ToolContext, ToolFailure, ToolOutput
+from holon.tools.exec_command import sandbox_failure
 
 DESCRIPTION = (
     "Create, edit, delete and rename text files by applying a unified diff (the format of "
@@ -50,8 +51,8 @@ def _confine(ctx: ToolContext, changes: list[Any]) -> None:
     targets = [p for c in changes for p in (c.src, c.dst) if p is not None]
     try:
         refused = confine.refused_write(ctx.home, ctx.execution_root, targets)
-    except HolonError as exc:
-        raise ToolFailure(exc.kind, exc.message, details={}, recovery_hint=exc.hint) from None
+    except HolonError as exc:  # the policy file is invalid: nothing is written
+        raise sandbox_failure(exc) from None
     if refused:
         path, why = refused
         raise ToolFailure(

@@ -3,17 +3,9 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
-
-from holon.sandbox import landlock
-
-needs_landlock = pytest.mark.skipif(
-    not sys.platform.startswith("linux") or landlock.abi() < 4,
-    reason="needs Linux with Landlock ABI 4 or later (TCP rules)",
-)
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import needs_landlock
+from sandbox_marks import needs_landlock
 
 pytestmark = needs_landlock
 
