@@ -1,5 +1,6 @@
 """The light paths stay light: no pexpect (or provider SDK) for --help, tool list,
-or an idle tick."""
+or an idle tick, and no filelock for an idle tick (it takes no lock); a tick that runs a turn
+does lock, through filelock."""
 
 from __future__ import annotations
 
@@ -8,22 +9,46 @@ import subprocess
 import sys
 
 import pytest
-from helpers import ROOT, init_agent
+from helpers import ROOT, holon, init_agent, write_script
 
+WATCHED = ("pexpect", "openai", "anthropic", "filelock")
 PROBE = (
     "import sys, runpy; sys.argv = ['holon'] + sys.argv[1:]\n"
     "try:\n    runpy.run_module('holon', run_name='__main__')\n"
     "except SystemExit:\n    pass\n"
-    "bad = [m for m in ('pexpect', 'openai', 'anthropic') if m in sys.modules]\n"
-    "sys.stderr.write('IMPORTED:' + ','.join(bad))\n"
+    f"seen = [m for m in {WATCHED!r} if m in sys.modules]\n"
+    "sys.stderr.write('IMPORTED:' + ','.join(seen))\n"
 )
 
 
-@pytest.mark.parametrize("args", [["--help"], ["tool", "list"], ["tick", "a"]])
-def test_no_heavy_imports(args):
-    init_agent()
+def _run(*args: str) -> tuple[set[str], str]:
+    """Which of WATCHED `holon *args` imported, and its stdout."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, *args], capture_output=True, text=True, env=env
     )
-    assert "IMPORTED:" in proc.stderr and proc.stderr.rsplit("IMPORTED:", 1)[1] == ""
+    assert "IMPORTED:" in proc.stderr, proc.stderr
+    return set(filter(None, proc.stderr.rsplit("IMPORTED:", 1)[1].split(","))), proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "forbidden"),
+    [
+        (["--help"], WATCHED),
+        (["tool", "list"], ("pexpect", "openai", "anthropic")),
+        (["tick", "a"], WATCHED),
+    ],
+    ids=["help", "tool-list", "idle-tick"],
+)
+def test_no_heavy_imports(args, forbidden):
+    init_agent()
+    imported, _ = _run(*args)
+    assert imported & set(forbidden) == set()
+
+
+def test_a_tick_that_runs_a_turn_locks_through_filelock(tmp_path):
+    init_agent()
+    model = write_script(tmp_path / "script.jsonl", [{"text": "done"}])
+    holon("enqueue", "a", "--kind", "system_tick", "--text", "hello")
+    imported, out = _run("tick", "a", "--model", model)
+    assert out.startswith("a: ran") and "filelock" in imported
