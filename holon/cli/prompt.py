@@ -47,6 +47,13 @@ def prompt_cmd(
 @click.option("--create-agent", is_flag=True, help="Create --agent on first use.")
 @click.option("--keep", is_flag=True, help="Keep the temporary agent home and print its path.")
 @click.option(
+    "--no-wait-for-tasks",
+    is_flag=True,
+    help="Return when the turn ends, without waiting for the background commands it started. "
+    "A temporary agent with a command still running is kept, not removed, and its path is "
+    "printed.",
+)
+@click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON document with the run result."
 )
 @click.option("--model", help="Model ref (provider/model).")
@@ -55,16 +62,39 @@ def run_cmd(
     agent_id: str | None,
     create_agent: bool,
     keep: bool,
+    no_wait_for_tasks: bool,
     as_json: bool,
     model: str | None,
 ) -> None:
-    """One-shot run: TEXT (or stdin) to a temporary private agent, or to --agent."""
+    """One-shot run: TEXT (or stdin) to a temporary private agent, or to --agent.
+
+    Waits for the turn to end. If the turn started background commands (ones
+    still running when their yield time ran out), waits for them too, then runs
+    the turns their results cause, and prints the text of the last turn.
+
+    The temporary agent is removed at the end, unless --keep. It is never
+    removed while a command it started is still running (after
+    --no-wait-for-tasks, Ctrl-C or an error): it is kept, and its path is
+    printed with how to finish it.
+    """
     from holon.ops import prompt as operator
 
     body = read_text_arg(text)
     outcome = operator.run_once(
-        body, agent_id=agent_id, create=create_agent, keep=keep, model=model
+        body,
+        agent_id=agent_id,
+        create=create_agent,
+        keep=keep,
+        model=model,
+        wait_for_tasks=not no_wait_for_tasks,
+        on_kept=lambda notice: click.echo(f"holon: {notice}", err=True),
     )
+    if not as_json:
+        for task in outcome.get("tasks", []):
+            ended = "" if task["exit_status"] is None else f" (exit {task['exit_status']})"
+            click.echo(f"task {task['task_id']}: {task['status']}{ended}", err=True)
+        if outcome.get("notice"):
+            click.echo(f"holon: {outcome['notice']}", err=True)
     _finish(outcome, as_json)
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import time
+from collections.abc import Callable
 from typing import Any
 
 from holon import config
@@ -13,10 +15,13 @@ from holon.errors import UsageError
 from holon.home import registry
 from holon.home.init import init_home, materialise, resolve_template
 from holon.home.layout import Home
+from holon.procs import supervises
 from holon.providers import resolve
 from holon.runtime.tick import tick
 from holon.store import jsonl
+from holon.tasks import store
 
+TASK_POLL_S = 0.15  # how often `holon run` looks whether the tasks it waits for have ended
 NO_MODEL_HINT = (
     "pass --model provider/model, run `holon model set {agent} provider/model`, or set "
     '`model = "provider/model"` in $HOLON_HOME/config.toml (or HOLON_MODEL)'
@@ -137,24 +142,50 @@ def _from_ledgers(agent: Agent, message_id: str) -> dict[str, Any] | None:
 
 
 def run_once(
-    text: str, *, agent_id: str | None, create: bool, keep: bool, model: str | None
+    text: str,
+    *,
+    agent_id: str | None,
+    create: bool,
+    keep: bool,
+    model: str | None,
+    wait_for_tasks: bool = True,
+    on_kept: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    if agent_id is None:
-        tmp = tempfile.mkdtemp(prefix="holon-run-")
+    """Prompt a temporary private agent (or `agent_id`) once; unless `wait_for_tasks` is false,
+    also wait for the tasks the run starts and run the turns their results cause. The temporary
+    agent is removed at the end unless `keep`, or a task it started still runs: then it is kept,
+    and when the run ends by an exception (Ctrl-C, an error) `on_kept` is told where."""
+    if agent_id is not None:
+        return _run_named(text, agent_id, create, model, wait_for_tasks)
+    tmp = tempfile.mkdtemp(prefix="holon-run-")
+    try:
         home = _private_home(tmp)
-        try:
-            out = prompt(home, text, wait=True, model=model, ingress="run_once")
-        finally:
-            if not keep:
-                shutil.rmtree(tmp, ignore_errors=True)
-        if keep:
-            out["home"] = str(home.root)
-        elif out["status"] in ("deferred", "failed") and out.get("hint"):
-            out["hint"] = (
-                "the temporary agent is removed with its queue: run it again later, or use "
-                "--keep or --agent to keep the message queued"
-            )
-        return out
+        out = prompt(home, text, wait=True, model=model, ingress="run_once")
+        out = _with_tasks(out, home, set(), model, wait_for_tasks)
+    except BaseException:
+        notice = _dispose(tmp, keep)
+        if keep and notice is None:
+            notice = f"kept the temporary agent at {_private_root(tmp)}"
+        if notice and on_kept is not None:
+            on_kept(notice)
+        raise
+    notice = _dispose(tmp, keep)
+    if keep or notice:
+        out["home"] = _private_root(tmp)
+    if notice:
+        out["notice"] = notice
+    elif not keep and out["status"] in ("deferred", "failed") and out.get("hint"):
+        out["hint"] = (
+            "the temporary agent is removed with its queue: run it again later, or use "
+            "--keep or --agent to keep the message queued"
+        )
+    return out
+
+
+def _run_named(
+    text: str, agent_id: str, create: bool, model: str | None, wait_for_tasks: bool
+) -> dict[str, Any]:
+    """`run_once` as a public agent: nothing is removed; tasks still running are named."""
     try:
         home = registry.resolve(agent_id)
     except UsageError:
@@ -165,13 +196,119 @@ def run_once(
                 hint=f"add --create-agent to create it, or `holon init --agent-id {agent_id}`",
             ) from None
         home = init_home(None, agent_id)
-    return prompt(home, text, wait=True, model=model, ingress="run_once")
+    before = {r["id"] for r in store.all_records(home)}
+    out = prompt(home, text, wait=True, model=model, ingress="run_once")
+    out = _with_tasks(out, home, before, model, wait_for_tasks)
+    running = [t["task_id"] for t in out.get("tasks", []) if t["status"] == "running"]
+    if running:
+        out["notice"] = (
+            f"{_tasks_are(running)} still running in agent {agent_id}; a result is queued when "
+            f"its task ends and runs at the next tick (`holon tick {agent_id}`); "
+            f"`holon task list {agent_id}` shows them"
+        )
+    return out
+
+
+def _with_tasks(
+    out: dict[str, Any], home: Home, before: set[str], model: str | None, wait: bool
+) -> dict[str, Any]:
+    """`out` with the tasks started since `before` and, when `wait`, after they ended and the
+    turns their results cause ran (which may start more), with the last turn's final text."""
+    records = _started(home, before)
+    seen: set[str] = set()
+    turns: list[dict[str, Any]] = []
+    while wait and ({r["id"] for r in records} - seen or any(_waits(home, r) for r in records)):
+        seen = {r["id"] for r in records}
+        _await(home, sorted(seen))
+        turns.extend(tick(home, until_idle=True, model=model, wait=True).turns)
+        records = _started(home, before)
+    if not records:
+        return out
+    out["tasks"] = [
+        {
+            "task_id": r["id"],
+            "status": "running" if _running(home, r) else r.get("status"),
+            "exit_status": r.get("exit_status"),
+        }
+        for r in records
+    ]
+    last = turns[-1] if turns else _last_result(Agent(home), records)
+    if last is not None:
+        out["final_text"] = last.get("final_text", "")
+        if "raw_final_text" in out:
+            out["raw_final_text"] = last.get("raw_final_text", out["final_text"])
+        if last.get("status") == "failed" and out.get("exit_code") == 0:
+            out.update(status="failed", exit_code=1, failure_artifact=last.get("failure_artifact"))
+    return out
+
+
+def _started(home: Home, before: set[str]) -> list[dict[str, Any]]:
+    return [r for r in store.all_records(home) if r["id"] not in before]
+
+
+def _running(home: Home, record: dict[str, Any]) -> bool:
+    """Not ended, or ended while its live supervisor has yet to admit the result."""
+    if record.get("status") not in store.TERMINAL:
+        return True
+    return not record.get("result_message_id") and _supervised(home, record)
+
+
+def _supervised(home: Home, record: dict[str, Any]) -> bool:
+    pid = store.read_marker(home, record["id"]) or int(record.get("supervisor_pid") or 0)
+    return supervises(pid, record["id"])
+
+
+def _waits(home: Home, record: dict[str, Any] | None) -> bool:
+    """Worth waiting for: running under a live supervisor, whose end delivers the result (a task
+    whose supervisor died is closed out by the next tick)."""
+    return record is not None and _running(home, record) and _supervised(home, record)
+
+
+def _await(home: Home, task_ids: list[str]) -> None:
+    while any(_waits(home, store.load(home, task_id)) for task_id in task_ids):
+        time.sleep(TASK_POLL_S)
+
+
+def _last_result(agent: Agent, records: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The settled turn of the latest task result, when a tick other than ours ran it."""
+    for record in sorted(records, key=lambda r: r.get("finished_at") or "", reverse=True):
+        message_id = record.get("result_message_id")
+        found = _from_ledgers(agent, message_id) if message_id else None
+        if found is not None:
+            return found
+    return None
+
+
+def _dispose(tmp: str, keep: bool) -> str | None:
+    """Remove the temporary agent unless `keep` or a task it started still runs; a notice that
+    says where it is kept, and why, when a task still runs. Every way out of `run_once` ends
+    here, so no home is deleted under a running task."""
+    root = _private_root(tmp)
+    home = Home(root, "run")
+    running = [r["id"] for r in store.all_records(home) if _running(home, r)]
+    if not running:
+        if not keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return None
+    return (
+        f"kept the temporary agent at {root}: {_tasks_are(running)} still running; when it "
+        f"ends, `holon tick {root} --until-idle` runs its result (`holon task list {root}` "
+        f"shows it); then remove {tmp}"
+    )
+
+
+def _tasks_are(task_ids: list[str]) -> str:
+    return f"task {task_ids[0]} is" if len(task_ids) == 1 else f"tasks {', '.join(task_ids)} are"
+
+
+def _private_root(tmp: str) -> str:
+    return f"{tmp}/agent"
 
 
 def _private_home(tmp: str) -> Home:
     """A temporary private agent: a real home that is not registered."""
     source, provenance = resolve_template("holon-default")
-    root = f"{tmp}/agent"
+    root = _private_root(tmp)
     materialise(Home(root).root, source, "run", provenance, "child", "private")
     config.reset()
     return Home(root, "run")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from holon.home.layout import Home
 from holon.ops import prompt as operator
 from holon.runtime.tick import tick
 from holon.store import jsonl
+from holon.tasks import store
 
 
 def test_no_wait_only_enqueues_and_the_message_carries_the_model(agent, script):
@@ -141,3 +143,36 @@ def test_run_once_with_a_named_agent(script):
     )
     assert out["final_text"] == "made" and out["agent_id"] == "newbie"
     assert registry.resolve("newbie").exists()
+
+
+def test_run_once_keeps_the_home_when_an_error_ends_the_wait(script, tmp_path, monkeypatch):
+    """Every way out of run_once checks for running tasks before it removes the home."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    exec_ = {"cmd": "sleep 1; echo done", "yield_time_ms": 50, "login": False}
+    model = script(
+        {"tool_calls": [{"name": "ExecCommand", "arguments": exec_}]}, {"text": "started"}
+    )
+
+    def broken_wait(home, task_ids):
+        raise RuntimeError("the wait broke")
+
+    monkeypatch.setattr(operator, "_await", broken_wait)
+    notices: list[str] = []
+    with pytest.raises(RuntimeError):
+        operator.run_once(
+            "go", agent_id=None, create=False, keep=False, model=model, on_kept=notices.append
+        )
+    (tmp,) = (tmp_path / "tmp").iterdir()
+    home = Home(tmp / "agent")
+    (record,) = store.all_records(home)
+    assert record["status"] == "running" and home.exists()
+    (notice,) = notices
+    assert notice.startswith(f"kept the temporary agent at {home.root}: task {record['id']} is")
+    assert f"then remove {tmp}" in notice
+    for _ in range(100):  # let the task end into the kept home
+        if any(m["kind"] == "task_result" for m in home.queue.peek_all()):
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("the task's result never reached the kept home")
