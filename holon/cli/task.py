@@ -96,14 +96,74 @@ def output_cmd(agent: str, task_id: str, timeout: float, as_json: bool) -> None:
 @click.argument("task_id")
 @click.argument("text")
 @click.option("--no-newline", is_flag=True, help="Do not append a newline to TEXT.")
+@click.option("--eof", is_flag=True, help="Then send end of file (Ctrl-D, or close stdin).")
+@click.option(
+    "--expect",
+    metavar="REGEX",
+    help="Wait until the output after TEXT matches REGEX (for example the prompt).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0, 120),
+    default=5.0,
+    show_default=True,
+    help="Seconds to wait for output after TEXT; 0 returns at once.",
+)
+@click.option(
+    "--settle",
+    type=click.FloatRange(0.05, 10),
+    default=0.5,
+    show_default=True,
+    help="Without --expect: stop once the output has been quiet this many seconds.",
+)
 @click.option("--json", "as_json", is_flag=True, help="The TaskInputResult as JSON.")
-def input_cmd(agent: str, task_id: str, text: str, no_newline: bool, as_json: bool) -> None:
-    """Write TEXT to a running task's stdin or terminal. Exit 1 when it was not accepted."""
+def input_cmd(
+    agent: str,
+    task_id: str,
+    text: str,
+    no_newline: bool,
+    eof: bool,
+    expect: str | None,
+    timeout: float,
+    settle: float,
+    as_json: bool,
+) -> None:
+    """Type TEXT into a running task's stdin or terminal and print what it printed next.
+
+    Exit 1 when the input was not accepted, or when --expect did not match."""
+    import re
+
+    from holon.errors import InvalidInput
     from holon.tasks import ops
 
-    res = _run(ops.send_input, _home(agent), task_id, text if no_newline else text + "\n")
-    emit_json(res) if as_json else click.echo(res["summary_text"])
-    click.get_current_context().exit(0 if res["accepted_input"] else 1)
+    if expect is not None:
+        try:
+            re.compile(expect)
+        except re.error as exc:
+            raise InvalidInput(
+                f"--expect is not a valid regular expression: {exc}",
+                kind="invalid_pattern",
+                hint="escape special characters such as ( ) [ ] . * ? with a backslash",
+            ) from None
+    res = _run(
+        ops.send_input,
+        _home(agent),
+        task_id,
+        text if no_newline else text + "\n",
+        eof=eof,
+        expect=expect,
+        timeout_ms=int(timeout * 1000),
+        settle_ms=int(settle * 1000),
+        budget_chars=64000,
+    )
+    ok = res["accepted_input"] and (expect is None or res["wait_outcome"] == "matched")
+    if as_json:
+        emit_json(res)
+    else:
+        if res["output"]:
+            click.echo(res["output"], nl=False)
+        click.echo(f"holon: {res['summary_text']}", err=True)
+    click.get_current_context().exit(0 if ok else 1)
 
 
 @task_group.command("stop")

@@ -18,6 +18,7 @@ from holon.agent import nextdue
 from holon.agent.due import due_reasons
 from holon.home.layout import Home
 from holon.runtime.tick import tick
+from holon.tasks.command import reap_handed_over
 
 MAX_WAIT_S = 1.0
 
@@ -76,6 +77,7 @@ class Watcher:
             if due_reasons(home):
                 report = tick(home, until_idle=True, model=self.model)
                 self.on_report(report.to_dict())
+        reap_handed_over()
 
     def _timeout(self) -> float:
         now = clock.now_ts()

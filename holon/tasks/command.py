@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from holon.agent import budget
 from holon.agent.handle import Agent
@@ -15,9 +12,25 @@ from holon.home.layout import Home
 from holon.ids import new_id
 from holon.sandbox import confine
 from holon.store.atomic import write_bytes
-from holon.tasks import spawn, store
+from holon.tasks import spawn, store, tracking
+from holon.tasks.outcome import CommandSpec, Finished, Promoted
+
+__all__ = ["CommandSpec", "Finished", "Promoted", "default_shell", "run"]
 
 _DEFAULT_SHELL: str | None = None
+_HANDED_OVER: list[int] = []  # wrapper pids of commands promoted by this process
+
+
+def reap_handed_over() -> None:
+    """Reap promoted commands that have ended: their wrapper stays this process's child, so a
+    long-lived caller (`holon watch`) would otherwise keep one zombie per promoted task."""
+    for pid in list(_HANDED_OVER):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _HANDED_OVER.remove(pid)
 
 
 def default_shell() -> str:
@@ -27,57 +40,21 @@ def default_shell() -> str:
     return _DEFAULT_SHELL
 
 
-@dataclass
-class CommandSpec:
-    cmd: str
-    workdir: Path
-    shell: str
-    login: bool
-    tty: bool
-    accepts_input: bool
-    yield_ms: int
-    execution_root: Path  # the workspace: writable in the workspace-write sandbox
-
-    @property
-    def digest(self) -> str:
-        return store.cmd_digest(self.cmd, str(self.workdir), self.shell, self.login, self.tty)
-
-    def metadata(self) -> dict[str, Any]:
-        return {
-            "cmd": self.cmd,
-            "cmd_digest": self.digest,
-            "workdir": str(self.workdir),
-            "shell": self.shell,
-            "login": self.login,
-            "tty": self.tty,
-            "accepts_input": self.accepts_input,
-        }
-
-
-@dataclass
-class Finished:
-    exit_status: int | None
-    signal: int | None
-    stdout: str
-    stderr: str
-    duration_ms: int
-
-
-@dataclass
-class Promoted:
-    task: dict[str, Any]
-    initial_output: str
-    duration_ms: int
-
-
 def run(
     home: Home, spec: CommandSpec, *, promote: bool = True, parent_message_id: str | None = None
 ) -> Finished | Promoted:
     """Start the command and wait up to its yield; raises spawn.SpawnError when it cannot start.
 
     With promote=False (ExecCommandBatch) a command still running at its yield
-    is stopped and reported with `exit_status=None` and `signal` set.
+    is stopped and reported with `exit_status=None` and `signal` set. A tty
+    command starts under its supervisor (holon.tasks.terminal).
     """
+    reap_handed_over()
+    if spec.tty:
+        from holon.tasks import terminal
+
+        model_ref = budget.turn_model(Agent(home), parent_message_id)
+        return terminal.run(home, spec, parent_message_id=parent_message_id, model_ref=model_ref)
     task_id = new_id("task")
     scratch = store.make_scratch(home, task_id)
     try:
@@ -89,7 +66,6 @@ def run(
             workdir=spec.workdir,
             shell=spec.shell,
             login=spec.login,
-            tty=spec.tty,
             accepts_input=spec.accepts_input,
             exit_file=scratch / "exit_status",
             confinement=confinement,
@@ -98,7 +74,7 @@ def run(
         store.remove_scratch(home, task_id)
         raise
     deadline = run_.started + spec.yield_ms / 1000
-    if run_.stdin_fd is not None and not spec.tty and not promote:
+    if run_.stdin_fd is not None and not promote:
         os.close(run_.stdin_fd)
     done = spawn.collect(run_, deadline)
     if not done and not promote:
@@ -120,6 +96,8 @@ def run(
         spawn.kill_group(run_.proc.pid, grace=0.5)
         spawn.close(run_)
         store.remove_scratch(home, task_id)
+        if not store.read_marker(home, task_id):
+            tracking.remove(home, task_id)
         raise
 
 
@@ -127,10 +105,6 @@ def _finished(run_: spawn.Running) -> Finished:
     code = run_.proc.wait()
     spawn.close(run_)
     duration = int((time.monotonic() - run_.started) * 1000)
-    if run_.tty:
-        return Finished(
-            code if code >= 0 else None, -code if code < 0 else None, run_.text(), "", duration
-        )
     return Finished(
         code if code >= 0 else None,
         -code if code < 0 else None,
@@ -158,9 +132,11 @@ def _promote(
     if model_ref:  # the task_result carries the model of the turn that started the task
         record["model_ref"] = model_ref
     store.save(home, record)
+    tracking.add(home, task_id)  # before the supervisor, which removes it when the task ends
     sup_pid = spawn.start_supervisor(home, task_id, run_)
     record["supervisor_pid"] = sup_pid
     spawn.close(run_)
+    _HANDED_OVER.append(run_.proc.pid)  # still our child: reaped by reap_handed_over
     run_.proc.returncode = 0  # the supervisor owns it now; keep Popen.__del__ from warning
     duration = int((time.monotonic() - run_.started) * 1000)
     return Promoted(record, initial.decode("utf-8", errors="replace"), duration)

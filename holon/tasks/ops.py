@@ -3,14 +3,13 @@ stop, list."""
 
 from __future__ import annotations
 
-import errno
 import os
 import time
 from typing import Any
 
 from holon.home.layout import Home
 from holon.store.atomic import write_text
-from holon.tasks import results, spawn, store
+from holon.tasks import follow, inputchan, results, spawn, store
 from holon.text import head_tail
 
 
@@ -38,6 +37,7 @@ def snapshot(rec: dict[str, Any]) -> dict[str, Any]:
         "finished_at": rec.get("finished_at"),
         "exit_status": rec.get("exit_status"),
         "parent_message_id": rec.get("parent_message_id"),
+        "origin": rec.get("origin") or ("turn" if rec.get("parent_message_id") else "operator"),
         "accepts_input": bool(cmd.get("accepts_input")),
         "input_target": ("tty" if cmd.get("tty") else "stdin")
         if cmd.get("accepts_input")
@@ -71,19 +71,28 @@ def list_tasks(home: Home, *, include_finished: bool = True) -> list[dict[str, A
 def output(
     home: Home, task_id: str, *, block: bool, timeout_ms: int, budget_chars: int
 ) -> dict[str, Any]:
-    """TaskOutputResult {retrieval_status, task}: success once a terminal record is persisted."""
+    """TaskOutputResult {retrieval_status, task}. `success` needs a stable terminal snapshot: a
+    terminal record plus its output file, or the output excerpt the terminal record keeps; a
+    terminal status alone is not enough (spec: Command Task Output Contract)."""
     rec = get(home, task_id)
     deadline = time.monotonic() + timeout_ms / 1000
     while block and rec["status"] not in store.TERMINAL and time.monotonic() < deadline:
         time.sleep(0.05)
         rec = get(home, task_id)
     terminal = rec["status"] in store.TERMINAL
-    text = results.output_text(home, task_id)
-    preview, cut = head_tail(text, budget_chars)
-    artifacts = []
     path = rec["command"].get("output_path")
-    if path and os.path.exists(path):
+    readable = bool(path) and os.path.isfile(path)
+    if readable or not terminal:
+        text = results.output_text(home, task_id)
+    else:
+        text = rec.get("output_summary") or ""
+    preview, cut = head_tail(text, budget_chars)
+    if not readable and terminal:
+        cut = cut or bool(rec.get("output_summary_truncated"))
+    artifacts = []
+    if readable:
         artifacts.append({"path": path, "kind": "task_output", "bytes": os.path.getsize(path)})
+    ready = terminal and (readable or "output_summary" in rec)
     task = {
         "task_id": rec["id"],
         "kind": rec["kind"],
@@ -97,7 +106,10 @@ def output(
         "exit_status": rec.get("exit_status"),
         "failure_artifact": rec.get("failure_artifact"),
     }
-    retrieval = "success" if terminal else ("timeout" if block else "not_ready")
+    if ready:
+        retrieval = "success"
+    else:
+        retrieval = "timeout" if block and not terminal else "not_ready"
     return {"retrieval_status": retrieval, "task": task}
 
 
@@ -107,8 +119,22 @@ def _result_summary(rec: dict[str, Any]) -> str:
     return rec["status"]
 
 
-def send_input(home: Home, task_id: str, data: str) -> dict[str, Any]:
-    """TaskInputResult; a delivery that cannot happen is a receipt with accepted_input=false."""
+def send_input(
+    home: Home,
+    task_id: str,
+    data: str,
+    *,
+    eof: bool = False,
+    expect: str | None = None,
+    timeout_ms: int = 0,
+    settle_ms: int = 500,
+    budget_chars: int = 16000,
+) -> dict[str, Any]:
+    """TaskInputResult; a delivery that cannot happen is a receipt with accepted_input=false.
+
+    With `timeout_ms` it then waits for what the task prints after the input (holon.tasks.follow):
+    until `expect` matches, or the output has been quiet for `settle_ms`, or the task ends.
+    """
     rec = get(home, task_id)
     target = (
         ("tty" if rec["command"].get("tty") else "stdin")
@@ -116,13 +142,18 @@ def send_input(home: Home, task_id: str, data: str) -> dict[str, Any]:
         else None
     )
 
-    def receipt(accepted: bool, n: int, text: str) -> dict[str, Any]:
+    def receipt(accepted: bool, n: int, text: str, **extra: Any) -> dict[str, Any]:
         return {
             "task": snapshot(rec),
             "accepted_input": accepted,
             "input_target": target,
             "bytes_written": n,
+            "eof_sent": extra.pop("eof_sent", False),
             "summary_text": text,
+            "output": extra.pop("output", ""),
+            "output_truncated": extra.pop("output_truncated", False),
+            "wait_outcome": extra.pop("wait_outcome", "not_waited"),
+            "matched": extra.pop("matched", None),
         }
 
     if target is None:
@@ -133,31 +164,57 @@ def send_input(home: Home, task_id: str, data: str) -> dict[str, Any]:
         return receipt(
             False, 0, f"task {task_id} is {rec['status']}; input can no longer be delivered"
         )
+    tdir = home.task_dir(task_id)
     payload = data.encode("utf-8")
+    offset = _size(tdir / "output.log")
     try:
-        fd = os.open(home.task_dir(task_id) / "stdin.fifo", os.O_WRONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        if exc.errno in (errno.ENXIO, errno.ENOENT):
-            return receipt(
-                False,
-                0,
-                f"task {task_id} has no live input channel (its supervisor is not reading)",
-            )
-        raise
-    try:
-        written = os.write(fd, payload)
-    except BlockingIOError:
-        written = 0
-    finally:
-        os.close(fd)
-    if written < len(payload):
+        written, complete = inputchan.send(tdir / "stdin.fifo", payload, eof=eof)
+    except inputchan.NoReader:
+        return receipt(
+            False, 0, f"task {task_id} has no live input channel (its supervisor is not reading)"
+        )
+    if not complete:
         return receipt(
             written > 0,
             written,
             f"input channel of {task_id} is full: wrote {written} of "
             f"{len(payload)} bytes; send the rest later",
         )
-    return receipt(True, written, f"wrote {written} bytes to the {target} of task {task_id}")
+    sent = f"wrote {written} bytes" + (" and end of file" if eof else "")
+    seen = follow.after(
+        tdir / "output.log",
+        offset,
+        lambda: (store.load(home, task_id) or {}).get("status") in store.TERMINAL,
+        expect=expect,
+        timeout=timeout_ms / 1000,
+        settle=settle_ms / 1000,
+    )
+    output, cut = head_tail(seen["output"], budget_chars)
+    rec = get(home, task_id)
+    waited = {
+        "matched": "; the pattern matched",
+        "settled": "; output settled",
+        "timeout": f"; waited {timeout_ms} ms" + (" without a match" if expect is not None else ""),
+        "task_ended": "; the task ended",
+        "not_waited": "",
+    }[seen["wait_outcome"]]
+    return receipt(
+        True,
+        written,
+        f"{sent} to the {target} of task {task_id}{waited}",
+        eof_sent=eof,
+        output=output,
+        output_truncated=cut,
+        wait_outcome=seen["wait_outcome"],
+        matched=seen["matched"],
+    )
+
+
+def _size(path: os.PathLike) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
 
 
 def stop(home: Home, task_id: str, *, grace_s: float = 2.0) -> dict[str, Any]:

@@ -1,12 +1,15 @@
 """Task recovery at tick start: a task whose supervisor died is closed out and rejoins the queue.
 
-The supervisor held the only reader of the command's output, so a command
-that is still running cannot be reattached: its process group is stopped and
-the task is marked `interrupted`. A command that already ended (its exit file
-exists) keeps its exit status, but is still `interrupted` because output after
-the supervisor's death was lost. Either way a failure artifact records what
-was found and a task_result is admitted, so no task is silently lost. A
-terminal record whose task_result was never admitted gets it now.
+The supervisor held the only reader of the command's output (a pipe, or the
+pty master of a tty command), so a command that is still running cannot be
+reattached: its process group is stopped and, as the spec says of a task that
+cannot be recovered, the task is marked `failed` (failure kind
+`supervisor_lost`). A command that already ended (its exit file exists) keeps
+its exit status, but is `failed` too because output after the supervisor's
+death was lost. Either way a failure artifact records what was found and a
+task_result is admitted, so no task is silently lost. A terminal record whose
+task_result was never admitted gets it now. `AgentState.active_task_ids` is
+then made to match the records (holon.tasks.tracking).
 
 A pid is trusted only as far as it can be checked. Where /proc exists, a live
 process counts as the task's supervisor only if its command line names the
@@ -29,7 +32,7 @@ from holon.agent.handle import Agent
 from holon.home.layout import Home
 from holon.procs import NO_PROC, group_members, proc_file, supervises
 from holon.store.atomic import write_text
-from holon.tasks import results, spawn, store
+from holon.tasks import results, spawn, store, tracking
 
 PROMOTION_GRACE_S = 120.0  # a running record without a marker may still be being promoted
 
@@ -45,6 +48,7 @@ def recover_tasks(agent: Agent) -> list[str]:
             recovered.append(task_id)
     found = recovered + _recover_unmarked(agent)
     sweep_scratch(home)
+    tracking.reconcile(agent)
     return found
 
 
@@ -119,10 +123,8 @@ def _recover_one(agent: Agent, task_id: str, supervisor_pid: int) -> bool:
         "command_stop": stopped,
         "exit_status": exit_status,
     }
-    results.finish(home, record, "interrupted", exit_status=exit_status, failure=failure)
-    agent.event(
-        "task_recovered", task_id=task_id, status="interrupted", command_was_running=was_running
-    )
+    results.finish(home, record, "failed", exit_status=exit_status, failure=failure)
+    agent.event("task_recovered", task_id=task_id, status="failed", command_was_running=was_running)
     return True
 
 

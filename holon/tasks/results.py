@@ -4,24 +4,26 @@ task_result."""
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from holon import clock
 from holon.agent.admission import admit
 from holon.home.layout import Home
 from holon.store.artifacts import write_artifact
-from holon.tasks import store
+from holon.tasks import store, tracking
 from holon.text import head_tail
 
 RESULT_PREVIEW_CHARS = 4000
 
 
 def output_text(home: Home, task_id: str) -> str:
+    """The task's output as text; a terminal's CR LF line ends read as LF."""
     try:
         data = (home.task_dir(task_id) / "output.log").read_bytes()
     except FileNotFoundError:
         return ""
-    return data.decode("utf-8", errors="replace")
+    return data.decode("utf-8", errors="replace").replace("\r\n", "\n")
 
 
 def finish(
@@ -33,26 +35,75 @@ def finish(
     signal: int | None = None,
     failure: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Write the terminal record (authoritative from here on), admit the task_result, drop the
-    marker."""
+    """Write the terminal record (authoritative from here on, with its own output excerpt so
+    TaskOutput can answer without the output file), admit the task_result, drop the marker."""
     record["status"] = status
     record["exit_status"] = exit_status
     record["signal"] = signal
     record["finished_at"] = record.get("finished_at") or clock.now_iso()
-    if failure is not None and not record.get("failure_artifact"):
-        path = write_artifact(
-            home.artifacts,
-            f"task-failure-{record['id']}",
-            json.dumps(failure, ensure_ascii=False, indent=2),
+    if "output_summary" not in record:
+        record["output_summary"], record["output_summary_truncated"] = head_tail(
+            output_text(home, record["id"]), RESULT_PREVIEW_CHARS
         )
-        record["failure_artifact"] = {"path": path, "kind": failure.get("kind", "task_failure")}
+    if status != "completed" and not _normalised(record.get("failure_artifact")):
+        record["failure_artifact"] = failure_artifact(home, record, failure)
     store.save(home, record)
+    tracking.remove(home, record["id"])  # the turn its result wakes no longer waits on it
     if not record.get("result_message_id"):
         record["result_message_id"] = admit_result(home, record)
         store.save(home, record)
     store.clear_active(home, record["id"])
     store.remove_scratch(home, record["id"])
+    _drop_channel(home, record["id"])
     return record
+
+
+def _drop_channel(home: Home, task_id: str) -> None:
+    """A finished task takes no input: its fifo goes (a task directory keeps only files)."""
+    try:
+        os.unlink(home.task_dir(task_id) / "stdin.fifo")
+    except FileNotFoundError:
+        pass
+
+
+def _normalised(found: Any) -> bool:
+    return isinstance(found, dict) and found.get("category") == "task"
+
+
+def failure_artifact(
+    home: Home, record: dict[str, Any], failure: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The FailureArtifact of an ended task that did not complete (category `task`). Evidence
+    beyond its bounded metadata (what recovery found) is kept as an artifact file it names."""
+    from holon.model.records import FailureArtifact
+
+    status, code, sig = record["status"], record.get("exit_status"), record.get("signal")
+    metadata = {"status": status}
+    if failure is not None:
+        kind, summary = str(failure.get("kind", "task_failure")), str(failure.get("message", ""))
+        metadata["detail_path"] = write_artifact(
+            home.artifacts,
+            f"task-failure-{record['id']}",
+            json.dumps(failure, ensure_ascii=False, indent=2),
+        )
+    elif status == "cancelled":
+        kind, summary = "task_cancelled", "the task was stopped on request (TaskStop)"
+    elif sig is not None:
+        kind, summary = "command_killed", f"the command was killed by signal {sig}"
+    else:
+        kind, summary = "command_failed", f"the command exited with status {code}"
+    if sig is not None:
+        metadata["signal"] = str(sig)
+    artifact = FailureArtifact(
+        category="task",
+        summary=summary or kind,
+        kind=kind,
+        task_id=record["id"],
+        exit_status=code,
+        source_chain=[kind],
+        metadata=metadata,
+    )
+    return artifact.model_dump(exclude_none=True)
 
 
 def admit_result(home: Home, record: dict[str, Any]) -> str | None:

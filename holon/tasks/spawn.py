@@ -7,25 +7,23 @@ Design (measured against the ExecCommand-of-`true` benchmark):
   tick) with `Popen(start_new_session=True)` — its own session and process
   group, `HOLON_AGENT_ID` / `HOLON_AGENT_HOME` in its environment — under a
   tiny wrapper shell: `/bin/sh -c '"$@"; s=$?; { echo $s >"$0"; } 2>/dev/null;
-  exit $s' <exit-file> <shell> [-l] -c <cmd>`. Output is read from pipes (or a
-  pty master for `tty`) with a selector until the command ends or
-  `yield_time_ms` passes. A command that ends in time never touches the task
-  store: no directory, no supervisor, no extra Python process.
+  exit $s' <exit-file> <shell> [-l] -c <cmd>`. Output is read from pipes with
+  a selector until the command ends or `yield_time_ms` passes. A command that
+  ends in time never touches the task store: no directory, no supervisor, no
+  extra Python process.
 
 * Promotion. At the yield deadline the caller creates `.holon/tasks/<id>/`,
   writes the output read so far to `output.log`, writes the TaskRecord and
   starts a detached supervisor (`python -m holon.tasks.supervisor <dir>`, own
-  session) that inherits the read ends of the pipes (or the pty master) and
-  the stdin write end through `pass_fds`. The supervisor keeps appending
+  session) that inherits the read ends of the pipes and the stdin write end
+  through `pass_fds`. The supervisor keeps appending
   output, serves `stdin.fifo`, and learns the exit status from the wrapper's
   exit file, because after the tick exits the command is no longer its
   parent's child (the wrapper writes the file only once the directory exists;
   an earlier end is seen by the tick itself through `poll()`).
 
-* tty uses the stdlib `pty` rather than pexpect: a pexpect child cannot be
-  waited on from another process, while a pty master fd can be handed over
-  like a pipe. The wrapper reopens the pty slave by name, so the command gets
-  it as its controlling terminal (the session was created by setsid).
+* A tty command does not take this path: it starts under its supervisor, which owns
+  a pexpect child from the start (holon.tasks.terminal, holon.tasks.ptytask).
 """
 
 from __future__ import annotations
@@ -46,7 +44,6 @@ from holon.sandbox.confine import Confinement
 from holon.tasks.store import group_alive, read_marker
 
 WRAPPER = '"$@"; s=$?; { echo $s >"$0"; } 2>/dev/null; exit $s'
-TTY_WRAPPER = 'exec 0<>"$HOLON_TTY" 1>&0 2>&0; unset HOLON_TTY; ' + WRAPPER
 
 
 class SpawnError(Exception):
@@ -61,9 +58,8 @@ class Running:
 
     proc: subprocess.Popen
     exit_file: Path
-    tty: bool
     started: float
-    fds: dict[int, str] = field(default_factory=dict)  # fd -> "stdout" | "stderr" | "tty"
+    fds: dict[int, str] = field(default_factory=dict)  # fd -> "stdout" | "stderr"
     stdin_fd: int | None = None
     chunks: list[tuple[str, bytes]] = field(default_factory=list)
 
@@ -78,26 +74,19 @@ def start(
     workdir: Path,
     shell: str,
     login: bool,
-    tty: bool,
     accepts_input: bool,
     exit_file: Path,
     confinement: Confinement,
 ) -> Running:
-    shell_path = _shell_path(shell)
-    if not os.path.isdir(workdir) or not shell_path:
+    try:
+        path = check_start(workdir, shell)
+    except SpawnError:
         confinement.close()  # refused before any child: release the ruleset fd now
-        if not os.path.isdir(workdir):
-            raise SpawnError(
-                f"workdir {workdir} does not exist or is not a directory",
-                {"workdir": str(workdir)},
-            )
-        raise SpawnError(f"shell {shell!r} was not found or is not executable", {"shell": shell})
-    argv = ["/bin/sh", "-c", TTY_WRAPPER if tty else WRAPPER, str(exit_file), shell_path]
+        raise
+    argv = ["/bin/sh", "-c", WRAPPER, str(exit_file), path]
     argv += ["-l", "-c", cmd] if login else ["-c", cmd]
     argv = confinement.argv_prefix + argv
     try:
-        if tty:
-            return _start_tty(argv, workdir, confinement, exit_file)
         proc = subprocess.Popen(
             argv,
             cwd=workdir,
@@ -119,42 +108,25 @@ def start(
         ) from None
     finally:
         confinement.close()
-    run = Running(proc, exit_file, False, time.monotonic())
+    run = Running(proc, exit_file, time.monotonic())
     run.fds = {proc.stdout.fileno(): "stdout", proc.stderr.fileno(): "stderr"}
     run.stdin_fd = proc.stdin.fileno() if proc.stdin else None
     return run
 
 
-def _start_tty(
-    argv: list[str], workdir: Path, confinement: Confinement, exit_file: Path
-) -> Running:
-    import pty
-
-    master, slave = pty.openpty()
-    env = {**confinement.env, "HOLON_TTY": os.ttyname(slave)}
-    try:
-        proc = subprocess.Popen(
-            argv,
-            cwd=workdir,
-            env=env,
-            start_new_session=True,
-            stdin=slave,
-            stdout=slave,
-            stderr=slave,
-            preexec_fn=confinement.preexec,
+def check_start(workdir: Path, shell: str) -> str:
+    """The shell's path, or SpawnError when the workdir or the shell cannot be used."""
+    if not os.path.isdir(workdir):
+        raise SpawnError(
+            f"workdir {workdir} does not exist or is not a directory", {"workdir": str(workdir)}
         )
-    except BaseException:
-        os.close(master)
-        raise
-    finally:
-        os.close(slave)
-    run = Running(proc, exit_file, True, time.monotonic())
-    run.fds = {master: "tty"}
-    run.stdin_fd = master
-    return run
+    path = shell_path(shell)
+    if not path:
+        raise SpawnError(f"shell {shell!r} was not found or is not executable", {"shell": shell})
+    return path
 
 
-def _shell_path(shell: str) -> str | None:
+def shell_path(shell: str) -> str | None:
     path = shell if os.sep in shell else _which(shell)
     return path if path and os.access(path, os.X_OK) else None
 
@@ -183,7 +155,7 @@ def collect(run: Running, deadline: float, limit_bytes: int | None = None) -> bo
                     data = os.read(fd, 65536)
                 except BlockingIOError:
                     continue
-                except OSError:  # EIO: the pty slave is closed everywhere
+                except OSError:
                     data = b""
                 if not data:
                     sel.unregister(fd)
@@ -234,7 +206,10 @@ def close(run: Running) -> None:
 
 
 def kill_group(pgid: int, grace: float = 2.0) -> str:
-    """Stop a whole process group: TERM, wait up to `grace` seconds, then KILL."""
+    """Stop a whole process group: TERM, wait up to `grace` seconds, then KILL. A pgid of 0 or 1
+    (a record without a pid yet) names no task's group: nothing is signalled."""
+    if pgid <= 1:
+        return "gone"
     try:
         os.killpg(pgid, signal.SIGTERM)
     except ProcessLookupError:
@@ -265,6 +240,13 @@ def start_supervisor(home: Home, task_id: str, run: Running) -> int:
     spec = ",".join(f"{name}:{fd}" for fd, name in run.fds.items())
     if run.stdin_fd is not None:
         spec += f",stdin:{run.stdin_fd}"
+    return launch_supervisor(home, task_id, spec, fds)
+
+
+def launch_supervisor(home: Home, task_id: str, spec: str, fds: list[int]) -> int:
+    """Start `python -m holon.tasks.supervisor` for the task, detached in its own session; it
+    forks the real supervisor and exits once the active marker names it (no zombie here).
+    Returns the supervisor pid (0 when it ended before it could write the marker)."""
     pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(holon.__file__)))
     pythonpath = os.pathsep.join(p for p in (pkg_parent, os.environ.get("PYTHONPATH")) if p)
     env = {**os.environ, "PYTHONPATH": pythonpath}
@@ -281,6 +263,5 @@ def start_supervisor(home: Home, task_id: str, run: Running) -> int:
             env=env,
             close_fds=True,
         )
-    # it forks the real supervisor and exits once the active marker names it (no zombie here)
     sup.wait()
     return read_marker(home, task_id)

@@ -72,6 +72,9 @@ def new_record(
         "supervisor_pid": supervisor_pid,
         "failure_artifact": None,
         "parent_message_id": parent_message_id,
+        # every task has a parent: the message whose turn started it, or the operator
+        # (`holon tool call`), named explicitly rather than left blank
+        "origin": "turn" if parent_message_id else "operator",
         "result_message_id": None,
         "stop_requested": False,
     }

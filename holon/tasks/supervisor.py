@@ -1,11 +1,13 @@
 """The detached per-task supervisor: `python -m holon.tasks.supervisor <home> <task_id> <fd-spec>`.
 
-Started by ExecCommand when a command outlives its yield (see holon.tasks.spawn).
-It inherits the command's output fds (pipes or the pty master) and its stdin
-fd, appends output to `output.log`, forwards bytes written to `stdin.fifo`,
-learns the exit status from the wrapper's `exit_status` file (or notices the
-wrapper died without one), then writes the terminal TaskRecord, admits the
-task_result message and removes the `active/<task_id>` marker.
+Started by ExecCommand when a command outlives its yield (see holon.tasks.spawn), or with `tty`
+in place of the fd spec when a tty command starts (holon.tasks.ptytask owns it from the start).
+It inherits the command's output pipes and its stdin fd, appends output to
+`output.log`, forwards what TaskInput writes to `stdin.fifo` (framed, see
+holon.tasks.inputchan), learns the exit status from the wrapper's
+`exit_status` file (or notices the wrapper died without one), then writes the
+terminal TaskRecord, admits the task_result message and removes the
+`active/<task_id>` marker.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 
 from holon.home.layout import Home
 from holon.procs import alive
-from holon.tasks import store
+from holon.tasks import inputchan, store
 
 POLL_S = 0.1
 LINGER_S = 0.5  # after the command ended, how long background children may keep output open
@@ -50,13 +52,14 @@ def supervise(
         sel.register(fd, selectors.EVENT_READ, "out")
     if fifo_fd is not None:
         sel.register(fifo_fd, selectors.EVENT_READ, "fifo")
+    decoder = inputchan.Decoder()
     out = os.open(tdir / "output.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     ended_at = None
     open_outputs = set(outputs)
     while True:
         for key, _ in sel.select(POLL_S):
             if key.data == "fifo":
-                _forward(key.fd, stdin_fd)
+                stdin_fd = _forward(key.fd, stdin_fd, decoder)
                 continue
             try:
                 data = os.read(key.fd, 65536)
@@ -88,22 +91,29 @@ def _open_fifo(tdir: Path) -> int:
     return os.open(path, os.O_RDWR | os.O_NONBLOCK)  # RDWR: a closing writer is not EOF
 
 
-def _forward(fifo_fd: int, stdin_fd: int | None) -> None:
+def _forward(fifo_fd: int, stdin_fd: int | None, decoder: inputchan.Decoder) -> int | None:
+    """Write the frames TaskInput sent to the command's stdin; an end of file (or a payload of
+    Ctrl-D only) closes it. Returns the stdin fd, None once closed."""
     try:
         data = os.read(fifo_fd, 65536)
     except BlockingIOError:
-        return
-    if data == b"\x04" * len(data) and stdin_fd is not None and not os.isatty(stdin_fd):
-        os.close(stdin_fd)  # TaskInput eof on a pipe: close the command's stdin
-        return
-    view = memoryview(data)
-    while view and stdin_fd is not None:
-        try:
-            view = view[os.write(stdin_fd, view) :]
-        except BlockingIOError:
-            time.sleep(0.01)
-        except OSError:
-            return
+        return stdin_fd
+    for kind, payload in decoder.feed(data):
+        if stdin_fd is None:
+            break
+        if kind == "eof" or (payload and payload == b"\x04" * len(payload)):
+            os.close(stdin_fd)
+            stdin_fd = None
+            continue
+        view = memoryview(payload)
+        while view:
+            try:
+                view = view[os.write(stdin_fd, view) :]
+            except BlockingIOError:
+                time.sleep(0.01)
+            except OSError:  # the command closed its stdin
+                break
+    return stdin_fd
 
 
 def _finish(home: Home, tdir: Path, record: dict) -> None:
@@ -135,7 +145,10 @@ def _finish(home: Home, tdir: Path, record: dict) -> None:
 
 def main(argv: list[str]) -> int:
     home, task_id = Home(argv[0]), argv[1]
-    outputs, stdin_fd = parse_spec(argv[2] if len(argv) > 2 else "")
+    spec = argv[2] if len(argv) > 2 else ""
+    if spec == "tty":  # the command starts here, under pexpect (holon.tasks.ptytask)
+        return _main_tty(home, task_id)
+    outputs, stdin_fd = parse_spec(spec)
     record = store.load(home, task_id) or {}
     accepts = stdin_fd is not None and (record.get("command") or {}).get("accepts_input")
     # the input channel exists before the starter returns, so TaskInput right after promotion works
@@ -145,6 +158,18 @@ def main(argv: list[str]) -> int:
         store.set_active(home, task_id, child)
         os._exit(0)
     supervise(home, task_id, outputs, stdin_fd, fifo_fd)
+    return 0
+
+
+def _main_tty(home: Home, task_id: str) -> int:
+    fifo_fd = _open_fifo(home.task_dir(task_id))  # a terminal always takes input
+    child = os.fork()
+    if child:
+        store.set_active(home, task_id, child)
+        os._exit(0)
+    from holon.tasks import ptytask
+
+    ptytask.supervise(home, task_id, fifo_fd)
     return 0
 
 

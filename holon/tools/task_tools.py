@@ -4,6 +4,7 @@ holon.tasks.ops)."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, ClassVar
 
 from pydantic import Field
@@ -36,7 +37,33 @@ class TaskOutputArgs(TaskIdArgs):
 class TaskInputArgs(TaskIdArgs):
     input: str = Field(
         description="Text to write to the task's stdin or terminal; include a trailing newline "
-        "to submit a line."
+        "to submit a line. Control characters are typed as such (\u0003 is Ctrl-C on a tty)."
+    )
+    eof: bool = Field(
+        False,
+        description="After the input, send end of file: Ctrl-D on a tty, closing stdin otherwise.",
+    )
+    expect: str | None = Field(
+        None,
+        min_length=1,
+        max_length=1000,
+        description="A regular expression to wait for in the output after the input (for "
+        "example the program's prompt); the output up to and including the match is returned.",
+    )
+    timeout_ms: int = Field(
+        5000,
+        ge=0,
+        le=120000,
+        description="How long to wait for output after the input; 0 returns at once.",
+    )
+    settle_ms: int = Field(
+        500,
+        ge=50,
+        le=10000,
+        description="Without expect: return once the output has been quiet this long.",
+    )
+    max_output_tokens: int | None = Field(
+        None, ge=1, le=64000, description="Output budget in estimated tokens."
     )
 
 
@@ -123,28 +150,68 @@ class TaskOutput(_TaskTool):
                 f"[artifacts[0]] full output ({t['artifacts'][0]['bytes']} bytes): "
                 f"{t['artifacts'][0]['path']}"
             )
-        if t["failure_artifact"]:
-            lines.append(f"failure artifact: {t['failure_artifact']['path']}")
+        failure = t["failure_artifact"]
+        if failure:
+            detail = (failure.get("metadata") or {}).get("detail_path")
+            lines.append(
+                f"failure ({failure.get('kind')}): {failure.get('summary')}"
+                + (f" (details: {detail})" if detail else "")
+            )
         return "\n".join(lines)
 
 
 class TaskInput(_TaskTool):
     name = "TaskInput"
     description = (
-        "Write text to the stdin (accepts_input) or terminal (tty) of a running background task."
+        "Write text to the stdin (accepts_input) or terminal (tty) of a running background task "
+        "and return what it printed after the input: until `expect` matches, or the output has "
+        "been quiet for settle_ms, or timeout_ms passes, or the task ends."
+    )
+    guidance: ClassVar[str] = (
+        "To drive an interactive program (a REPL, a debugger, an installer), start it with "
+        "ExecCommand tty=true, then send one input per TaskInput with `expect` set to its prompt "
+        "(for example `>>> ` or `\\(Pdb\\) `); the answer comes back in the same call."
     )
     Args = TaskInputArgs
 
+    def validate(self, ctx: ToolContext, args: TaskInputArgs) -> None:
+        if args.expect is None:
+            return
+        try:
+            re.compile(args.expect)
+        except re.error as exc:
+            raise ToolFailure(
+                "invalid_tool_input",
+                f"expect is not a valid regular expression: {exc}",
+                details={"field": "expect"},
+                recovery_hint="escape special characters such as ( ) [ ] . * ? with a backslash",
+            ) from None
+
     def run(self, ctx: ToolContext, args: TaskInputArgs) -> ToolOutput:
-        res = self.rec_or_fail(ops.send_input, ctx.home, args.task_id, args.input)
+        res = self.rec_or_fail(
+            ops.send_input,
+            ctx.home,
+            args.task_id,
+            args.input,
+            eof=args.eof,
+            expect=args.expect,
+            timeout_ms=args.timeout_ms,
+            settle_ms=args.settle_ms,
+            budget_chars=ctx.policy.budget_chars(args.max_output_tokens),
+        )
         return ToolOutput(res["summary_text"], res)
 
     def render(self, env: dict[str, Any], policy: RenderPolicy) -> str:
         r = env["result"]
-        return (
-            f"{r['summary_text']}\naccepted_input: {str(r['accepted_input']).lower()}; "
-            f"input_target: {r['input_target']}; bytes_written: {r['bytes_written']}"
-        )
+        lines = [
+            r["summary_text"],
+            f"accepted_input: {str(r['accepted_input']).lower()}; "
+            f"input_target: {r['input_target']}; bytes_written: {r['bytes_written']}; "
+            f"wait_outcome: {r['wait_outcome']}",
+        ]
+        if r["wait_outcome"] != "not_waited":
+            lines += ["--- output after the input ---", r["output"].rstrip("\n") or "(no output)"]
+        return "\n".join(lines)
 
 
 class TaskStop(_TaskTool):

@@ -24,6 +24,7 @@ SNAPSHOT_KEYS = {
     "finished_at",
     "exit_status",
     "parent_message_id",
+    "origin",
     "accepts_input",
     "input_target",
     "command",
@@ -63,9 +64,11 @@ def test_list_status_input_output_stop(agent, start):
     time.sleep(0.05)
     receipt = ok_json(task_group, "input", "a", task_id, "ping", "--json")
     assert receipt["accepted_input"] is True and receipt["bytes_written"] == 5
-    assert ok(task_group, "input", "a", task_id, "pong", "--no-newline").stdout.startswith(
-        "wrote 4 bytes to the stdin of task "
-    )
+    assert receipt["output"] == "ping\n" and receipt["wait_outcome"] == "settled"
+    assert snap["origin"] == "operator"  # started through `holon tool call`, not by a turn
+    typed = ok(task_group, "input", "a", task_id, "pong", "--no-newline", "--settle", "0.2")
+    assert typed.stdout == "pong"  # what the task printed after the input, exactly
+    assert typed.stderr.startswith("holon: wrote 4 bytes to the stdin of task ")
     wait_for(
         lambda: (
             "pong"

@@ -24,3 +24,20 @@ def test_quickstart_script_runs(tmp_path):
         "tool result ExecCommand (success)" in proc.stdout
     )  # the transcript shows the real command
     assert "closure completed" in proc.stdout
+
+
+def test_interactive_example_drives_a_repl(tmp_path):
+    env = subprocess_env(
+        HOLON=f"{sys.executable} -m holon", PYTHON=sys.executable, HOLON_HOME=str(tmp_path / "h")
+    )
+    proc = subprocess.run(
+        ["sh", str(REPO / "examples/interactive/run.sh")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "print(x)\n42\n>>> " in proc.stdout
+    assert ": completed (exit 0)" in proc.stdout
+    assert proc.stderr.count("the pattern matched") == 2

@@ -167,8 +167,11 @@ def test_supervisor_killed_is_recovered_by_next_tick(tmp_path):
     model = write_script(tmp_path / "s.jsonl", [{"text": "noted the interrupted task"}])
     holon("tick", "a", "--model", model)
     rec = record(home, task_id)
-    assert rec["status"] == "interrupted" and rec["failure_artifact"]["path"]
-    assert os.path.exists(rec["failure_artifact"]["path"]) and rec["result_message_id"]
+    assert rec["status"] == "failed" and rec["failure_artifact"]["kind"] == "supervisor_lost"
+    assert (
+        os.path.exists(rec["failure_artifact"]["metadata"]["detail_path"])
+        and rec["result_message_id"]
+    )
     assert group_members(pgid) == []
     assert "task_result" in json.dumps(transcript(home))
 
@@ -199,3 +202,71 @@ def test_operator_task_commands():
         ).returncode
         == 1
     )
+
+
+def test_a_turn_that_sleeps_on_its_task_waits_for_the_result_across_a_crash(tmp_path):
+    """active_task_ids end to end: the closure, the committed blocker and the work-queue
+    projection see the promoted task; a lost state write is repaired by the next busy tick; the
+    task's result clears it."""
+    from holon.agent.handle import Agent
+    from holon.home.layout import Home
+    from holon.prompt.workqueue import projection
+
+    home = init_agent()
+    item = json.loads(holon("work", "create", "a", "build the thing", "--json").stdout)
+    item_id = item.get("id") or item["work_item"]["id"]
+    tool_call("a", "PickWorkItem", {"work_item_id": item_id})
+    gate = tmp_path / "gate"
+    sleep_round = {"tool_calls": [{"name": "Sleep", "arguments": {"reason": "await the build"}}]}
+    model = write_script(
+        tmp_path / "s.jsonl",
+        [
+            {
+                "tool_calls": [
+                    {
+                        "name": "ExecCommand",
+                        "arguments": {
+                            "cmd": f"while [ ! -e {gate} ]; do sleep 0.05; done; echo built",
+                            "login": False,
+                            "yield_time_ms": 100,
+                        },
+                    }
+                ]
+            },
+            sleep_round,
+            {"text": "still waiting"},
+            sleep_round,
+            {"text": "waiting again"},
+            {"text": "the build finished"},
+        ],
+    )
+    holon("prompt", "a", "build it", "--model", model)
+    task_id = tool_results(home)[0]["data"]["envelope"]["result"]["task_handle"]["task_id"]
+    agent = Agent(Home(home, "a"))
+
+    def check_waiting():
+        state = agent.state()
+        assert state.active_task_ids == [task_id]
+        assert state.closure["waiting_reason"] == "awaiting_task_result"
+        assert f"active tasks: {task_id}" in projection(agent)
+
+    check_waiting()
+    blocked = json.loads(holon("work", "show", "a", item_id).stdout)
+    assert task_id in (blocked.get("blocked_by") or blocked["work_item"]["blocked_by"])
+
+    # a crash lost the state write that listed the task: the next busy tick puts it back
+    state_file = home / ".holon" / "state.json"
+    state = json.loads(state_file.read_text())
+    state["active_task_ids"] = []
+    state_file.write_text(json.dumps(state))
+    holon("prompt", "a", "status?", "--model", model)
+    check_waiting()
+
+    gate.write_text("go")  # the task ends; its result is admitted and wakes the agent
+    wait_for(lambda: record(home, task_id).get("result_message_id"))
+    assert Agent(Home(home, "a")).state().active_task_ids == []
+    holon("tick", "a", "--model", model)
+    state = Agent(Home(home, "a")).state()
+    assert state.active_task_ids == []
+    assert state.closure["waiting_reason"] != "awaiting_task_result"
+    assert "the build finished" in json.dumps(transcript(home)[-5:])

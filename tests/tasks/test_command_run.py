@@ -17,6 +17,7 @@ from holon.sandbox import policy
 from holon.sandbox.policy import Policy
 from holon.store import jsonl
 from holon.tasks import command, spawn, store
+from holon.tasks.outcome import CommandSpec
 
 
 def spec(
@@ -40,6 +41,7 @@ def test_default_shell_is_bash_when_present():
 
 def test_spec_identity_and_metadata(agent):
     s = spec(agent, "make")
+    assert command.CommandSpec is CommandSpec  # re-exported where callers have always found it
     assert s.digest == store.cmd_digest("make", str(agent.root), "/bin/sh", False, False)
     assert s.metadata() == {
         "cmd": "make",
@@ -49,6 +51,7 @@ def test_spec_identity_and_metadata(agent):
         "login": False,
         "tty": False,
         "accepts_input": False,
+        "execution_root": str(agent.root),
     }
 
 
@@ -239,3 +242,25 @@ def test_an_invalid_sandbox_policy_starts_nothing(agent, tmp_path):
         command.run(agent, spec(agent, f"touch {marker}"))
     assert info.value.kind == "invalid_sandbox_config"
     assert not marker.exists() and store.all_records(agent) == [] and no_scratch_left(agent)
+
+
+def zombie(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_promoted_wrappers_are_reaped_and_finished_tasks_drop_their_fifo(agent):
+    """A long-lived caller (holon watch) keeps no zombie per promoted task; a finished task's
+    directory keeps no fifo."""
+    out = command.run(agent, spec(agent, "sleep 0.3", yield_ms=50, accepts_input=True))
+    assert isinstance(out, command.Promoted)
+    pid, task_id = out.task["pid"], out.task["id"]
+    assert (agent.task_dir(task_id) / "stdin.fifo").exists()
+    wait_for(lambda: store.load(agent, task_id)["result_message_id"], timeout=10)
+    wait_for(lambda: zombie(pid), timeout=5)  # ended, and still this process's child
+    command.reap_handed_over()
+    assert not zombie(pid) and pid not in command._HANDED_OVER
+    assert not (agent.task_dir(task_id) / "stdin.fifo").exists()

@@ -66,10 +66,10 @@ def test_a_marker_naming_a_strangers_process_is_no_supervisor(agent, stranger):
     assert not recovery.command_alive(agent, "task_old", stranger)
     assert recovery.recover_tasks(Agent(agent)) == ["task_old"]
     rec = store.load(agent, "task_old")
-    assert rec["status"] == "interrupted" and store.active_ids(agent) == []
+    assert rec["status"] == "failed" and store.active_ids(agent) == []
     assert alive(stranger)  # nobody's process was stopped
     [msg] = results(agent, "task_old")
-    assert msg["body"]["value"]["status"] == "interrupted"
+    assert msg["body"]["value"]["status"] == "failed"
 
 
 def test_a_real_supervisor_and_command_are_recognised(agent):
@@ -109,7 +109,7 @@ def test_a_running_record_without_marker_is_lost_once_its_supervisor_is_gone(age
     record(agent, "task_orphan", pid=_gone_pid(), supervisor=_gone_pid())
     assert recovery.recover_tasks(Agent(agent)) == ["task_orphan"]
     rec = store.load(agent, "task_orphan")
-    assert rec["status"] == "interrupted" and rec["result_message_id"]
+    assert rec["status"] == "failed" and rec["result_message_id"]
     assert len(results(agent, "task_orphan")) == 1
     assert recovery.recover_tasks(Agent(agent)) == []  # once
 

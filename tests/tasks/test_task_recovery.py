@@ -1,4 +1,5 @@
-"""Recovery at tick start: a task whose supervisor died is interrupted and rejoins the queue."""
+"""Recovery at tick start: a task whose supervisor died cannot be recovered; it is `failed`
+(failure kind supervisor_lost) and rejoins the queue."""
 
 from __future__ import annotations
 
@@ -44,17 +45,17 @@ def events(home, kind):
     return [e for e in jsonl.read(home.events) if e["kind"] == kind]
 
 
-def test_running_command_with_dead_supervisor_is_stopped_and_interrupted(agent):
+def test_running_command_with_dead_supervisor_is_stopped_and_failed(agent):
     tid, pgid = promote(agent, "sleep 30 & sleep 30")
     sup = kill_supervisor(agent, tid)
     assert len(group_members(pgid)) >= 2 and store.load(agent, tid)["status"] == "running"
     assert agent.scratch_dir(tid).is_dir()
     assert recovery.recover_tasks(Agent(agent)) == [tid]
     rec = store.load(agent, tid)
-    assert rec["status"] == "interrupted" and rec["exit_status"] is None
+    assert rec["status"] == "failed" and rec["exit_status"] is None
     assert group_members(pgid) == []
     assert not agent.scratch_dir(tid).exists()
-    failure = json.loads(Path(rec["failure_artifact"]["path"]).read_text())
+    failure = json.loads(Path(rec["failure_artifact"]["metadata"]["detail_path"]).read_text())
     assert rec["failure_artifact"]["kind"] == "supervisor_lost"
     assert failure == {
         **failure,
@@ -68,10 +69,10 @@ def test_running_command_with_dead_supervisor_is_stopped_and_interrupted(agent):
     }
     [msg] = task_results(agent, tid)
     assert rec["result_message_id"] == msg["id"]
-    assert msg["body"]["value"]["status"] == "interrupted"
+    assert msg["body"]["value"]["status"] == "failed"
     assert store.active_ids(agent) == []
     [ev] = events(agent, "task_recovered")
-    assert ev["data"] == {"task_id": tid, "status": "interrupted", "command_was_running": True}
+    assert ev["data"] == {"task_id": tid, "status": "failed", "command_was_running": True}
     # a second recovery finds nothing and admits nothing
     assert recovery.recover_tasks(Agent(agent)) == []
     assert len(task_results(agent, tid)) == 1
@@ -85,9 +86,9 @@ def test_command_that_ended_after_its_supervisor_keeps_its_exit_status(agent):
     assert not (agent.task_dir(tid) / "exit_status").exists()
     assert recovery.recover_tasks(Agent(agent)) == [tid]
     rec = store.load(agent, tid)
-    assert (rec["status"], rec["exit_status"]) == ("interrupted", 4)
+    assert (rec["status"], rec["exit_status"]) == ("failed", 4)
     assert not agent.scratch_dir(tid).exists()  # removed with the terminal record
-    failure = json.loads(Path(rec["failure_artifact"]["path"]).read_text())
+    failure = json.loads(Path(rec["failure_artifact"]["metadata"]["detail_path"]).read_text())
     assert failure["command_was_running"] is False and failure["command_stop"] == "not_running"
     assert len(task_results(agent, tid)) == 1
 
@@ -99,8 +100,8 @@ def test_older_task_with_its_exit_file_in_the_task_dir(agent):
     (agent.task_dir("task_old") / "exit_status").write_text("5\n")
     assert recovery.recover_tasks(Agent(agent)) == ["task_old"]
     rec = store.load(agent, "task_old")
-    assert (rec["status"], rec["exit_status"]) == ("interrupted", 5)
-    failure = json.loads(Path(rec["failure_artifact"]["path"]).read_text())
+    assert (rec["status"], rec["exit_status"]) == ("failed", 5)
+    failure = json.loads(Path(rec["failure_artifact"]["metadata"]["detail_path"]).read_text())
     assert failure["exit_status"] == 5 and failure["command_was_running"] is False
     [msg] = task_results(agent, "task_old")
     assert msg["body"]["value"]["exit_status"] == 5
@@ -133,7 +134,7 @@ def test_terminal_record_without_task_result_gets_it(agent):
     assert rec["status"] == "completed" and rec["failure_artifact"] is None
     [msg] = task_results(agent, "task_t")
     assert rec["result_message_id"] == msg["id"] and msg["body"]["value"]["exit_status"] == 0
-    assert events(agent, "task_recovered") == []  # nothing was interrupted
+    assert events(agent, "task_recovered") == []  # nothing was lost
 
 
 def test_terminal_record_with_task_result_only_loses_its_marker(agent):

@@ -81,8 +81,20 @@ def test_finish_with_failure_writes_one_artifact_and_admits_once(agent):
     failure = {"kind": "command_killed", "message": "gone", "task_id": "task_1"}
     out = results.finish(agent, rec, "failed", signal=9, failure=failure)
     art = out["failure_artifact"]
-    assert art["kind"] == "command_killed" and Path(art["path"]).parent == agent.artifacts
-    assert json.loads(Path(art["path"]).read_text()) == failure
+    assert art == {  # the spec's FailureArtifact, category task; the evidence is a file it names
+        "category": "task",
+        "summary": "gone",
+        "kind": "command_killed",
+        "task_id": "task_1",
+        "source_chain": ["command_killed"],
+        "metadata": {
+            "status": "failed",
+            "detail_path": art["metadata"]["detail_path"],
+            "signal": "9",
+        },
+    }
+    detail = Path(art["metadata"]["detail_path"])
+    assert detail.parent == agent.artifacts and json.loads(detail.read_text()) == failure
     assert out["signal"] == 9 and out["exit_status"] is None
     first = (out["finished_at"], out["result_message_id"])
     [msg] = task_results(agent, "task_1")
@@ -106,6 +118,7 @@ def test_finish_with_failure_writes_one_artifact_and_admits_once(agent):
 
 def test_failure_kind_defaults(agent):
     rec = running(agent)
-    out = results.finish(agent, rec, "interrupted", failure={"message": "?"})  # no scratch dir
+    out = results.finish(agent, rec, "failed", failure={"message": "?"})  # no scratch dir
     assert out["failure_artifact"]["kind"] == "task_failure"
+    assert out["failure_artifact"]["summary"] == "?"
     assert results.RESULT_PREVIEW_CHARS == 4000

@@ -1,4 +1,4 @@
-"""Starting commands directly: wrapper exit file, own process group, pipes or a pty, kill_group;
+"""Starting commands directly: wrapper exit file, own process group, pipes, kill_group;
 and once through the agent's real sandbox (confine.prepare with the default policy)."""
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ def start(unconfined):
             "workdir": tmp_path,
             "shell": "/bin/sh",
             "login": False,
-            "tty": False,
             "accepts_input": False,
             "exit_file": tmp_path / "exit_status",
             "confinement": unconfined("a", tmp_path, **(env_extra or {})),
@@ -53,7 +52,7 @@ def test_output_streams_exit_file_and_environment(tmp_path, start):
     assert run.text("stdout") == "out\nextra\n" and run.text("stderr") == "err\n"
     assert {s for s, _ in run.chunks} == {"stdout", "stderr"}
     assert (tmp_path / "exit_status").read_text() == "5\n"
-    assert run.fds == {} and run.stdin_fd is None and not run.tty
+    assert run.fds == {} and run.stdin_fd is None
 
 
 def test_exit_file_is_skipped_silently_when_its_directory_is_missing(tmp_path, start):
@@ -91,14 +90,6 @@ def test_stdin_is_devnull_otherwise(tmp_path, start):
     run = start(tmp_path, "cat; echo end")
     assert run.stdin_fd is None
     assert finish(run) == 0 and run.text() == "end\n"
-
-
-def test_tty_gets_a_terminal_and_one_stream(tmp_path, start):
-    run = start(tmp_path, "tty -s && echo is-tty; echo err >&2", tty=True)
-    assert run.tty and set(run.fds.values()) == {"tty"} and run.stdin_fd in run.fds
-    assert finish(run) == 0
-    assert run.text().replace("\r\n", "\n") == "is-tty\nerr\n"
-    assert {s for s, _ in run.chunks} == {"tty"}
 
 
 @pytest.mark.parametrize(
@@ -201,7 +192,6 @@ def test_default_sandbox_confines_the_command(agent, monkeypatch, listener):
         workdir=agent.root,
         shell="bash",
         login=False,
-        tty=False,
         accepts_input=False,
         exit_file=scratch / "exit_status",
         confinement=conf,
@@ -225,27 +215,7 @@ def test_default_sandbox_confines_the_command(agent, monkeypatch, listener):
     assert not scratch.exists()
 
 
-def test_default_sandbox_with_a_tty(agent):
-    scratch = store.make_scratch(agent, "task_tty")
-    conf = confine.prepare(agent, execution_root=agent.root, workdir=agent.root, scratch=scratch)
-    run = spawn.start(
-        'tty -s && echo is-tty; echo "$HOLON_SANDBOX"; exit 3',
-        workdir=agent.root,
-        shell="/bin/sh",
-        login=False,
-        tty=True,
-        accepts_input=False,
-        exit_file=scratch / "exit_status",
-        confinement=conf,
-    )
-    assert conf.ruleset is None and run.tty
-    assert finish(run) == 3
-    assert run.text().replace("\r\n", "\n") == "is-tty\nworkspace-write,network=deny\n"
-    assert store.read_exit_status(agent, "task_tty") == 3
-
-
-@pytest.mark.parametrize("tty", [False, True])
-def test_a_sandbox_that_cannot_be_applied_is_a_spawn_error(tmp_path, tty):
+def test_a_sandbox_that_cannot_be_applied_is_a_spawn_error(tmp_path):
     def refuse():
         raise OSError(1, "no sandbox here")
 
@@ -258,7 +228,6 @@ def test_a_sandbox_that_cannot_be_applied_is_a_spawn_error(tmp_path, tty):
             workdir=tmp_path,
             shell="/bin/sh",
             login=False,
-            tty=tty,
             accepts_input=False,
             exit_file=tmp_path / "exit_status",
             confinement=conf,
@@ -287,7 +256,6 @@ def test_a_refused_spawn_releases_the_sandbox_ruleset(tmp_path):
             spawn.start(
                 "true",
                 login=False,
-                tty=False,
                 accepts_input=False,
                 exit_file=tmp_path / "x",
                 confinement=conf,

@@ -66,7 +66,16 @@ def test_supervisor_appends_output_and_records_itself(agent):
     assert agent.scratch_dir(tid).is_dir()  # the wrapper's exit file will land there
     wait_for(lambda: store.load(agent, tid)["supervisor_pid"] == sup, timeout=5)
     rec = finished(agent, tid)
-    assert (rec["status"], rec["exit_status"], rec["failure_artifact"]) == ("failed", 3, None)
+    assert (rec["status"], rec["exit_status"]) == ("failed", 3)
+    assert rec["failure_artifact"] == {
+        "category": "task",
+        "summary": "the command exited with status 3",
+        "kind": "command_failed",
+        "task_id": tid,
+        "exit_status": 3,
+        "source_chain": ["command_failed"],
+        "metadata": {"status": "failed"},
+    }
     assert (agent.task_dir(tid) / "output.log").read_text() == "one\ntwo\n"
     # results.finish removes the marker, then the scratch dir, after admitting the task_result
     wait_for(lambda: not agent.scratch_dir(tid).exists(), timeout=5)
@@ -110,7 +119,7 @@ def test_wrapper_killed_without_exit_status_is_a_failure(agent):
     assert rec["status"] == "failed" and rec["exit_status"] is None
     art = rec["failure_artifact"]
     assert art["kind"] == "command_killed"
-    detail = json.loads(Path(art["path"]).read_text())
+    detail = json.loads(Path(art["metadata"]["detail_path"]).read_text())
     assert detail["task_id"] == tid and detail["pid"] == rec["pid"]
     assert not (agent.task_dir(tid) / "exit_status").exists()
     wait_for(lambda: not agent.scratch_dir(tid).exists(), timeout=5)  # nothing was written there

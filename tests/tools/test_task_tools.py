@@ -84,7 +84,12 @@ def test_status_is_a_snapshot_without_output(ctx):
 
 
 def test_output_of_a_finished_task_renders_text_and_artifacts(ctx):
-    failure = {"path": "/tmp/fail.log", "kind": "command_killed"}
+    failure = {
+        "category": "task",
+        "summary": "the command was killed by signal 9",
+        "kind": "command_killed",
+        "metadata": {"status": "failed", "detail_path": "/tmp/fail.json"},
+    }
     make_task(
         ctx.home,
         "task_2",
@@ -102,7 +107,7 @@ def test_output_of_a_finished_task_renders_text_and_artifacts(ctx):
     assert rendered == (
         f"task task_2 is failed (retrieval success)\nexit status: 2\n--- output ---\n"
         f"line 1\nline 2\n[artifacts[0]] full output (14 bytes): {out_path}\n"
-        "failure artifact: /tmp/fail.log"
+        "failure (command_killed): the command was killed by signal 9 (details: /tmp/fail.json)"
     )
 
 
