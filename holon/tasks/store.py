@@ -5,8 +5,11 @@ Layout of one command task directory:
     output.log     combined output (stdout and stderr as read, or the tty transcript)
     (exit_status   "<n>\\n" from the wrapper shell: in `.holon/scratch/<task_id>/`, the one
                    directory a sandboxed command may write; see make_scratch)
-    stdin.fifo     input channel for accepts_input tasks (read by the supervisor)
+    stdin.fifo     input channel for accepts_input tasks (framed, read by the supervisor;
+                   removed when the task ends)
     stop_requested present once TaskStop asked the task to stop
+    ended, handoff.lock, spawn_error.json   a tty command's end, and who reports it
+                   (holon.tasks.handoff)
 The marker `tasks/active/<task_id>` holds the supervisor pid while it is alive.
 This module is stdlib only: the supervisor and the idle tick import it.
 """
