@@ -20,7 +20,6 @@ the command itself cannot write.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -46,8 +45,7 @@ def write_ended(home: Home, task_id: str, exit_status: int | None, signal: int |
 
 
 def read_ended(home: Home, task_id: str) -> dict[str, Any] | None:
-    found = read_json(home.task_dir(task_id) / ENDED)
-    return found if isinstance(found, dict) else None
+    return _read(home, task_id, ENDED)
 
 
 def write_spawn_error(home: Home, task_id: str, message: str, details: dict[str, Any]) -> None:
@@ -55,9 +53,14 @@ def write_spawn_error(home: Home, task_id: str, message: str, details: dict[str,
 
 
 def read_spawn_error(home: Home, task_id: str) -> dict[str, Any] | None:
+    return _read(home, task_id, SPAWN_ERROR)
+
+
+def _read(home: Home, task_id: str, name: str) -> dict[str, Any] | None:
+    """A handoff file as written (atomically), or None: missing, gone with its directory, or
+    not a JSON object."""
     try:
-        with open(home.task_dir(task_id) / SPAWN_ERROR, encoding="utf-8") as fh:
-            found = json.load(fh)
+        found = read_json(home.task_dir(task_id) / name)
     except (OSError, ValueError):
         return None
     return found if isinstance(found, dict) else None

@@ -142,18 +142,19 @@ def send_input(
         else None
     )
 
-    def receipt(accepted: bool, n: int, text: str, **extra: Any) -> dict[str, Any]:
+    def receipt(accepted: bool, n: int, text: str, **after: Any) -> dict[str, Any]:
         return {
             "task": snapshot(rec),
             "accepted_input": accepted,
             "input_target": target,
             "bytes_written": n,
-            "eof_sent": extra.pop("eof_sent", False),
+            "eof_sent": False,
             "summary_text": text,
-            "output": extra.pop("output", ""),
-            "output_truncated": extra.pop("output_truncated", False),
-            "wait_outcome": extra.pop("wait_outcome", "not_waited"),
-            "matched": extra.pop("matched", None),
+            "output": "",
+            "output_truncated": False,
+            "wait_outcome": "not_waited",
+            "matched": None,
+            **after,
         }
 
     if target is None:

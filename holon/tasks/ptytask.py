@@ -194,11 +194,4 @@ def _finish(
 ) -> None:
     from holon.tasks import results
 
-    record = store.load(home, task_id) or record
-    if (home.task_dir(task_id) / "stop_requested").exists():
-        record["stop_requested"] = True
-        results.finish(home, record, "cancelled", exit_status=exit_status, signal=sig)
-    elif exit_status == 0:
-        results.finish(home, record, "completed", exit_status=0)
-    else:
-        results.finish(home, record, "failed", exit_status=exit_status, signal=sig)
+    results.conclude(home, store.load(home, task_id) or record, exit_status, signal=sig)

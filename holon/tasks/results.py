@@ -58,6 +58,24 @@ def finish(
     return record
 
 
+def conclude(
+    home: Home,
+    record: dict[str, Any],
+    exit_status: int | None,
+    *,
+    signal: int | None = None,
+    failure: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The end of a supervised command: `cancelled` when TaskStop asked for it, `completed` on
+    exit status 0, `failed` otherwise (with `failure` as its evidence, when given)."""
+    if (home.task_dir(record["id"]) / "stop_requested").exists():
+        record["stop_requested"] = True
+        return finish(home, record, "cancelled", exit_status=exit_status, signal=signal)
+    if exit_status == 0:
+        return finish(home, record, "completed", exit_status=0)
+    return finish(home, record, "failed", exit_status=exit_status, signal=signal, failure=failure)
+
+
 def _drop_channel(home: Home, task_id: str) -> None:
     """A finished task takes no input: its fifo goes (a task directory keeps only files)."""
     try:

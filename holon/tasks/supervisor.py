@@ -81,7 +81,7 @@ def supervise(
     os.close(out)
     if fifo_fd is not None:
         os.close(fifo_fd)
-    _finish(home, tdir, store.load(home, task_id) or record)
+    _finish(home, store.load(home, task_id) or record)
 
 
 def _open_fifo(tdir: Path) -> int:
@@ -116,31 +116,19 @@ def _forward(fifo_fd: int, stdin_fd: int | None, decoder: inputchan.Decoder) -> 
     return stdin_fd
 
 
-def _finish(home: Home, tdir: Path, record: dict) -> None:
+def _finish(home: Home, record: dict) -> None:
     # admission and pydantic: loaded only when the task ends, so the supervisor starts fast
     from holon.tasks import results
 
     exit_status = store.read_exit_status(home, record["id"])
-    if (tdir / "stop_requested").exists():
-        record["stop_requested"] = True
-        results.finish(home, record, "cancelled", exit_status=exit_status)
-    elif exit_status is not None:
-        results.finish(
-            home, record, "completed" if exit_status == 0 else "failed", exit_status=exit_status
-        )
-    else:
-        results.finish(
-            home,
-            record,
-            "failed",
-            failure={
-                "kind": "command_killed",
-                "message": "the command's wrapper shell ended without recording an exit "
-                "status (killed by a signal)",
-                "task_id": record["id"],
-                "pid": record.get("pid"),
-            },
-        )
+    killed = {
+        "kind": "command_killed",
+        "message": "the command's wrapper shell ended without recording an exit "
+        "status (killed by a signal)",
+        "task_id": record["id"],
+        "pid": record.get("pid"),
+    }
+    results.conclude(home, record, exit_status, failure=None if exit_status is not None else killed)
 
 
 def main(argv: list[str]) -> int:

@@ -26,6 +26,7 @@ from holon.sandbox.policy import read as read_policy
 from holon.store.atomic import write_bytes
 from holon.tasks import handoff, spawn, store, tracking
 from holon.tasks.outcome import CommandSpec, Finished, Promoted
+from holon.tasks.results import output_text
 
 POLL_S = 0.02
 START_TIMEOUT_S = 30.0  # the supervisor reports its pid or an error long before this
@@ -118,7 +119,7 @@ def _follow(
         # interrupted while it ran: it goes on as a task, whose result will be admitted
         _promote_quietly(home, task_id)
         raise
-    output = _output(home, task_id)
+    output = output_text(home, task_id)
     return Promoted(record, output, int((time.monotonic() - started) * 1000))
 
 
@@ -158,7 +159,7 @@ def _inline(home: Home, task_id: str, ended: dict[str, Any], started: float) -> 
     end = time.monotonic() + 2.0
     while store.read_marker(home, task_id) and time.monotonic() < end:
         time.sleep(POLL_S)  # the supervisor clears its marker as it exits
-    text = _output(home, task_id)
+    text = output_text(home, task_id)
     _discard(home, task_id)
     return Finished(
         ended.get("exit_status"),
@@ -167,12 +168,6 @@ def _inline(home: Home, task_id: str, ended: dict[str, Any], started: float) -> 
         "",
         int((time.monotonic() - started) * 1000),
     )
-
-
-def _output(home: Home, task_id: str) -> str:
-    from holon.tasks.results import output_text
-
-    return output_text(home, task_id)
 
 
 def _discard(home: Home, task_id: str) -> None:

@@ -1,4 +1,4 @@
-"""Examples run: the quickstart script end to end with the real CLI."""
+"""Examples run: the quickstart and interactive scripts end to end with the real CLI."""
 
 from __future__ import annotations
 
@@ -8,16 +8,21 @@ import sys
 from helpers import REPO, subprocess_env
 
 
-def test_quickstart_script_runs(tmp_path):
-    env = subprocess_env(HOLON=f"{sys.executable} -m holon", HOLON_HOME=str(tmp_path / "qs-home"))
+def run_example(name: str, **env: str) -> subprocess.CompletedProcess:
+    """`examples/NAME/run.sh` with this checkout's holon; it must succeed."""
     proc = subprocess.run(
-        ["sh", str(REPO / "examples/quickstart/run.sh")],
-        env=env,
+        ["sh", str(REPO / "examples" / name / "run.sh")],
+        env=subprocess_env(HOLON=f"{sys.executable} -m holon", **env),
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_quickstart_script_runs(tmp_path):
+    proc = run_example("quickstart", HOLON_HOME=str(tmp_path / "qs-home"))
     assert "created agent demo" in proc.stdout
     assert "Hello! I am your new holon agent." in proc.stdout
     assert (
@@ -27,17 +32,7 @@ def test_quickstart_script_runs(tmp_path):
 
 
 def test_interactive_example_drives_a_repl(tmp_path):
-    env = subprocess_env(
-        HOLON=f"{sys.executable} -m holon", PYTHON=sys.executable, HOLON_HOME=str(tmp_path / "h")
-    )
-    proc = subprocess.run(
-        ["sh", str(REPO / "examples/interactive/run.sh")],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
+    proc = run_example("interactive", PYTHON=sys.executable, HOLON_HOME=str(tmp_path / "h"))
     assert "print(x)\n42\n>>> " in proc.stdout
     assert ": completed (exit 0)" in proc.stdout
     assert proc.stderr.count("the pattern matched") == 2
