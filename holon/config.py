@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import stat
+from pathlib import Path
 from typing import Any
 
 from holon.errors import UsageError
 from holon.paths import config_path
 
 _cache: dict[str, Any] | None = None
+MAX_BYTES = 1 << 20
 
 
 def load() -> dict[str, Any]:
@@ -16,22 +19,52 @@ def load() -> dict[str, Any]:
     if _cache is not None:
         return _cache
     path = config_path()
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+    data = _read(path)
+    if data is None:
         _cache = {}
         return _cache
     import tomllib
 
     try:
         _cache = tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
         raise UsageError(
-            f"{path} is not valid TOML: {exc}",
+            f"{path} is not valid TOML: {why}",
             kind="invalid_config",
             hint=f"fix the syntax of {path}",
         ) from None
     return _cache
+
+
+def _read(path: Path) -> bytes | None:
+    """config.toml's bytes (None when missing): a regular file of at most MAX_BYTES, read without
+    blocking (a FIFO or a device there is refused, never waited on)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise _unreadable(path, exc.strerror or type(exc).__name__) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _unreadable(path, "not a regular file")
+        data = os.read(fd, MAX_BYTES + 1)
+    except OSError as exc:
+        raise _unreadable(path, exc.strerror or type(exc).__name__) from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_BYTES:
+        raise _unreadable(path, f"larger than {MAX_BYTES} bytes")
+    return data
+
+
+def _unreadable(path: Path, why: str) -> UsageError:
+    return UsageError(
+        f"{path} cannot be read: {why}",
+        kind="invalid_config",
+        hint=f"make {path} a readable TOML file, or remove it to use the defaults",
+    )
 
 
 def reset() -> None:
@@ -67,7 +100,14 @@ def env_int(name: str, dotted: str | None, default: int) -> int:
 
 
 def default_model() -> str | None:
-    return os.environ.get("HOLON_MODEL") or get("model")
+    value = os.environ.get("HOLON_MODEL") or get("model")
+    if value is not None and not isinstance(value, str):
+        raise UsageError(
+            f"model in {config_path()} must be a string (provider/model)",
+            kind="invalid_config",
+            hint='set it like `model = "openai/gpt-5"`, or remove it',
+        )
+    return value or None
 
 
 def fallback_models() -> list[str]:
@@ -75,4 +115,4 @@ def fallback_models() -> list[str]:
     if raw is not None:
         return [m.strip() for m in raw.split(",") if m.strip()]
     value = get("fallback_models", [])
-    return [str(m) for m in value] if isinstance(value, list) else []
+    return [m for m in value if isinstance(m, str) and m] if isinstance(value, list) else []

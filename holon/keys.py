@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from holon import jsonfile
 from holon.errors import InvalidInput, UsageError
 from holon.paths import holon_home
 
@@ -30,15 +31,15 @@ def path() -> Path:
 def _read() -> dict[str, str]:
     p = path()
     try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
+        data = jsonfile.read_bytes(p, 1 << 20)  # bounded, never blocks on a FIFO
+    except jsonfile.Unreadable as exc:
         raise UsageError(
-            f"cannot read {p}: {exc.strerror or type(exc).__name__}",
+            f"{p} {exc}",
             kind="unreadable_keys",
             hint=f"make {p} a file readable by this user (mode 0600), or remove it",
         ) from None
+    if data is None:
+        return {}
     try:
         doc = json.loads(data)
     except (ValueError, UnicodeDecodeError):

@@ -4,6 +4,7 @@ value."""
 from __future__ import annotations
 
 import json
+import os
 import stat
 
 import pytest
@@ -129,3 +130,12 @@ def test_concurrent_sets_all_land(holon_env):
     ]
     assert [p.wait(timeout=60) for p in procs] == [0] * 8
     assert len(keys.names()) == 80
+
+
+def test_a_keys_fifo_is_refused_without_blocking(holon_env):
+    holon_env.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(holon_env / "keys.json")  # opening it for reading would wait for a writer
+    with pytest.raises(UsageError) as info:
+        keys.names()
+    assert info.value.kind == "unreadable_keys" and "not a regular file" in info.value.message
+    assert keys.lookup("A") is None
