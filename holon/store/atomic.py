@@ -7,6 +7,58 @@ import os
 from pathlib import Path
 from typing import Any
 
+from holon.store import crashpoint
+
+FILE_MODE = 0o600  # runtime files are private to their owner
+DIR_MODE = 0o700
+_UMASK: list[int] = []
+
+
+def umask() -> int:
+    """The process umask (read once: reading it means setting it)."""
+    if not _UMASK:
+        mask = os.umask(0o077)
+        os.umask(mask)
+        _UMASK.append(mask)
+    return _UMASK[0]
+
+
+def private(mode: int) -> int:
+    """`mode` narrowed by the umask: a stricter umask wins, a looser one never widens."""
+    return mode & ~umask()
+
+
+def make_private_dir(path: str | os.PathLike) -> None:
+    """Create `path` (and missing parents) owner-only; tighten it if it exists and is wider."""
+    os.makedirs(path, mode=DIR_MODE, exist_ok=True)
+    tighten(path, DIR_MODE)
+
+
+def tighten(path: str | os.PathLike, mode: int) -> None:
+    """Remove permission bits beyond `mode` (narrowed by the umask) from an existing path."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    want = st.st_mode & 0o7777 & private(mode)
+    if want != st.st_mode & 0o7777:
+        try:
+            os.chmod(path, want)
+        except OSError:
+            pass
+
+
+def write_all(fd: int, data: bytes | memoryview, step: str) -> None:
+    """Write every byte of `data` (os.write may write fewer); a write that makes no progress is a
+    full disk. `step` names the durable step for crash tests (holon.store.crashpoint)."""
+    view = memoryview(data)
+    crashpoint.write_step(step, fd, view)
+    while view:
+        n = os.write(fd, view)
+        if n <= 0:
+            raise OSError(28, os.strerror(28))
+        view = view[n:]
+
 
 def fsync_dir(path: str | os.PathLike) -> None:
     """fsync a directory so a rename or create inside it is durable."""
@@ -26,22 +78,20 @@ def stage_bytes(path: str | os.PathLike, data: bytes, *, mode: int | None = None
     """Write `data` to a fsynced temp file beside `path` and return it; os.replace it into place.
 
     `mode` defaults to the mode of the existing file (so replacement keeps an
-    executable bit), else 0o644. Callers that stage several files can commit
-    them together or unlink the temp files to abandon the change.
+    executable bit), else 0o600 narrowed by the umask (runtime files are private).
+    Callers that stage several files can commit them together or unlink the temp
+    files to abandon the change.
     """
     path = Path(path)
     if mode is None:
         try:
             mode = os.stat(path).st_mode & 0o7777
         except FileNotFoundError:
-            mode = 0o644
+            mode = private(FILE_MODE)
     tmp = path.with_name(f".{path.name}.tmp.{os.getpid()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
-        view = memoryview(data)
-        while view:
-            n = os.write(fd, view)
-            view = view[n:]
+        write_all(fd, data, "atomic.write")
         os.fchmod(fd, mode)
         os.fsync(fd)
     except BaseException:
@@ -58,7 +108,13 @@ def stage_bytes(path: str | os.PathLike, data: bytes, *, mode: int | None = None
 def write_bytes(path: str | os.PathLike, data: bytes, *, mode: int | None = None) -> None:
     """Replace `path` with `data` atomically; readers see the old or the new file, never half."""
     path = Path(path)
-    os.replace(stage_bytes(path, data, mode=mode), path)
+    tmp = stage_bytes(path, data, mode=mode)
+    try:
+        crashpoint.step("atomic.replace")
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    os.replace(tmp, path)
     fsync_dir(path.parent)
 
 
@@ -92,3 +148,26 @@ def read_json(path: str | os.PathLike, default: Any = None) -> Any:
             return json.loads(fh.read())
     except FileNotFoundError:
         return default
+
+
+def remove_stale_temps(directory: str | os.PathLike) -> list[str]:
+    """Remove the temp files (`.<name>.tmp.<pid>`) that writers killed between staging and
+    renaming left in `directory`; a temp whose writer is still alive is kept. Returns the names
+    removed."""
+    from holon.procs import alive
+
+    removed = []
+    try:
+        entries = list(os.scandir(directory))
+    except (FileNotFoundError, NotADirectoryError):
+        return removed
+    for e in entries:
+        head, sep, pid = e.name.rpartition(".tmp.")
+        if not (sep and head.startswith(".") and pid.isdigit()) or alive(int(pid)):
+            continue
+        try:
+            os.unlink(e.path)
+            removed.append(e.name)
+        except OSError:
+            pass
+    return removed

@@ -13,34 +13,33 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from holon.store.atomic import dumps, write_bytes
+from holon.store.atomic import FILE_MODE, dumps, private, write_all, write_bytes
 
 _BLOCK = 64 * 1024
 
 
 def append(path: str | os.PathLike, record: Any, *, fsync: bool = True) -> None:
     """Append one record as one line. Caller holds the agent's state lock."""
-    line = (dumps(record) + "\n").encode("utf-8")
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-    try:
-        _repair_torn_tail(fd)
-        os.write(fd, line)
-        if fsync:
-            os.fsync(fd)
-    finally:
-        os.close(fd)
+    append_many(path, [record], fsync=fsync)
 
 
 def append_many(path: str | os.PathLike, records: list[Any], *, fsync: bool = True) -> None:
+    """Append records, one line each, with one write. A write that fails part way (a full disk)
+    is cut back to where it began, so a failed append leaves no partial line behind."""
     if not records:
         return
     data = "".join(dumps(r) + "\n" for r in records).encode("utf-8")
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, private(FILE_MODE))
     try:
         _repair_torn_tail(fd)
-        os.write(fd, data)
-        if fsync:
-            os.fsync(fd)
+        start = os.fstat(fd).st_size
+        try:
+            write_all(fd, data, "jsonl.append")
+            if fsync:
+                os.fsync(fd)
+        except OSError:
+            os.ftruncate(fd, start)
+            raise
     finally:
         os.close(fd)
 
@@ -189,7 +188,10 @@ def repair(path: str | os.PathLike) -> int:
         (keep if parse_line(line) is not None else rejects).append(line)
     if not rejects:
         return 0
-    with open(f"{os.fspath(path)}.rejects", "ab") as fh:
-        fh.write(b"\n".join(rejects) + b"\n")
+    fd = os.open(f"{os.fspath(path)}.rejects", os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
+    try:
+        write_all(fd, b"\n".join(rejects) + b"\n", "jsonl.rejects")
+    finally:
+        os.close(fd)
     write_bytes(path, b"".join(x + b"\n" for x in keep))
     return len(rejects)

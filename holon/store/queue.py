@@ -14,15 +14,24 @@ the file.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import time
 from pathlib import Path
 
-from holon import clock
-from holon.store.atomic import dumps, fsync_dir, write_bytes
+from holon import clock, jsonfile
+from holon.store import crashpoint
+from holon.store.atomic import (
+    DIR_MODE,
+    FILE_MODE,
+    dumps,
+    fsync_dir,
+    private,
+    write_all,
+    write_bytes,
+)
 
+MAX_MESSAGE_BYTES = 64 << 20  # far above any admitted body (runtime.max_message_bytes)
 BANDS = {"interject": 0, "next": 1, "normal": 2, "background": 3}
 NOT_BEFORE = "@"  # <name>@<epoch ms>.json: a deferred message, not claimed before that time
 
@@ -57,8 +66,8 @@ class Queue:
         self.dead = self.root / "dead"
 
     def ensure(self) -> None:
-        for d in (self.tmp, self.new, self.cur, self.dead):
-            d.mkdir(parents=True, exist_ok=True)
+        for d in (self.root, self.tmp, self.new, self.cur, self.dead):
+            d.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
 
     @staticmethod
     def make_name(priority: str) -> str:
@@ -68,22 +77,30 @@ class Queue:
         return f"{band}-{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(4)}.json"
 
     def put(self, record: dict, priority: str) -> str:
-        """Durably add `record` to new/; returns the file name."""
+        """Durably add `record` to new/; returns the file name. Every byte is written and synced
+        before the file is linked into new/: a failed write (a full disk) raises and leaves
+        nothing in new/, never a truncated message."""
         data = (dumps(record) + "\n").encode("utf-8")
         while True:
             name = self.make_name(priority)
             tmp = self.tmp / name
             try:
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, private(FILE_MODE))
             except FileExistsError:
                 continue
             break
         try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.link(tmp, self.new / name)
+            try:
+                write_all(fd, data, "queue.write")
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            crashpoint.step("queue.link")
+            os.link(tmp, self.new / name)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        crashpoint.step("queue.unlink_tmp")
         os.unlink(tmp)
         fsync_dir(self.new)
         return name
@@ -134,6 +151,7 @@ class Queue:
         for name in self.pending():
             if (not_before_of(name) or 0.0) > now:
                 continue
+            crashpoint.step("queue.claim")
             try:
                 os.rename(self.new / name, self.cur / name)
             except FileNotFoundError:
@@ -159,6 +177,7 @@ class Queue:
         """Put a claimed message back into new/ (same base name: same place in line), not to be
         claimed before `not_before` when given; returns its name there."""
         target = base_name(name) if not_before is None else deferred_name(name, not_before)
+        crashpoint.step("queue.release")
         os.rename(self.cur / name, self.new / target)
         fsync_dir(self.new)
         return target
@@ -171,6 +190,7 @@ class Queue:
         return self.release(name, not_before)
 
     def done(self, name: str) -> None:
+        crashpoint.step("queue.done")
         try:
             os.unlink(self.cur / name)
         except FileNotFoundError:
@@ -180,6 +200,7 @@ class Queue:
     def dead_letter(self, name: str) -> str:
         """Move a claimed message to dead/ (under its base name); returns that name."""
         target = base_name(name)
+        crashpoint.step("queue.dead_letter")
         os.rename(self.cur / name, self.dead / target)
         fsync_dir(self.dead)
         return target
@@ -210,23 +231,29 @@ class Queue:
 
     @staticmethod
     def _load(path: Path) -> dict | None:
+        """The record in `path`; None when it is gone or not a message (not a regular file, too
+        large, not strict JSON, not an object): never blocks on a FIFO."""
         try:
-            with open(path, "rb") as fh:
-                value = json.loads(fh.read())
-        except (FileNotFoundError, ValueError, UnicodeDecodeError):
+            value = jsonfile.load(path, MAX_MESSAGE_BYTES)
+        except jsonfile.Unreadable:
             return None
         return value if isinstance(value, dict) else None
 
     def clean_tmp(self, older_than_s: float = 3600.0) -> None:
-        """Remove tmp/ leftovers of crashed enqueuers (never linked into new/)."""
+        """Remove tmp/ leftovers of crashed enqueuers (never linked into new/): those whose writer
+        (the pid in the name) is gone, and any older than `older_than_s`."""
+        from holon.procs import alive
+
         now = time.time()
         try:
             entries = list(os.scandir(self.tmp))
         except FileNotFoundError:
             return
         for e in entries:
+            parts = e.name.split("-")
+            pid = int(parts[2]) if len(parts) > 3 and parts[2].isdigit() else None
             try:
-                if now - e.stat().st_mtime > older_than_s:
+                if (pid is not None and not alive(pid)) or now - e.stat().st_mtime > older_than_s:
                     os.unlink(e.path)
             except FileNotFoundError:
                 pass
