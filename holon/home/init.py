@@ -13,7 +13,8 @@ from holon.home import migrate, registry, settings
 from holon.home.layout import GITIGNORE, HOME_FORMAT, Home, is_home
 from holon.model.records import AgentIdentity, AgentState
 from holon.paths import agents_dir
-from holon.store.atomic import fsync_dir, write_json, write_text
+from holon.store import crashpoint
+from holon.store.atomic import DIR_MODE, fsync_dir, make_private_dir, write_json, write_text
 
 BUILTIN_TEMPLATES = Path(__file__).parent / "templates"
 
@@ -81,12 +82,17 @@ def init_home(
             hint="an existing home is never overwritten; choose a new PATH",
         )
     source, provenance = resolve_template(template)
+    if path is None:  # holon's own directories: $HOLON_HOME (when holon makes it) and agents/
+        os.makedirs(root.parent.parent, mode=DIR_MODE, exist_ok=True)
+        make_private_dir(root.parent)
     root.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.init-", dir=root.parent))
+    _remove_dead_staging(root)
+    staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.init-{os.getpid()}-", dir=root.parent))
     try:
         materialise(staging, source, agent_id, provenance, kind, visibility)
         if root.exists():
             root.rmdir()
+        crashpoint.step("init.rename")
         os.rename(staging, root)
         fsync_dir(root.parent)
     except BaseException:
@@ -94,6 +100,21 @@ def init_home(
         raise
     registry.register(agent_id, root)
     return Home(root, agent_id)
+
+
+def _remove_dead_staging(root: Path) -> None:
+    """Remove what an init of the same home killed part way left (`.<name>.init-<pid>-*`)."""
+    from holon.procs import alive
+
+    prefix = f".{root.name}.init-"
+    try:
+        entries = list(os.scandir(root.parent))
+    except OSError:
+        return
+    for e in entries:
+        pid = e.name[len(prefix) :].split("-", 1)[0]
+        if e.name.startswith(prefix) and pid.isdigit() and not alive(int(pid)):
+            shutil.rmtree(e.path, ignore_errors=True)
 
 
 def materialise(
@@ -109,7 +130,7 @@ def materialise(
     for name, text in (("self.md", "# Self\n"), ("operator.md", "# Operator\n")):
         if not (home.memory / name).exists():
             write_text(home.memory / name, text)
-    home.ensure_dirs()
+    home.ensure_dirs()  # the home and `.holon` owner-only, whatever the template's modes
     write_text(home.gitignore, GITIGNORE)
     ident = AgentIdentity(
         agent_id=agent_id,

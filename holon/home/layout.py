@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from holon import jsonfile
 from holon.errors import OperationFailed
-from holon.store.atomic import read_json
+from holon.ids import check_id, quote
+from holon.store.atomic import DIR_MODE, make_private_dir, tighten
 from holon.store.queue import Queue
 
 HOME_FORMAT = 2
@@ -36,8 +39,11 @@ GITIGNORE = f"""\
 /indexes/
 /artifacts/
 /triggers/
+/admission.key
+/admission.legacy.json
 /logs/
 /scratch/
+/patches/
 *.tmp.*
 {GITIGNORE_END}
 """
@@ -116,7 +122,7 @@ class Home:
     @property
     def agent_id(self) -> str:
         if self._agent_id is None:
-            ident = read_record(self.agent_json, AGENT_JSON_HINT) or {}
+            ident = read_identity(self.agent_json)
             self._agent_id = str(ident.get("agent_id") or self.root.name)
         return self._agent_id
 
@@ -157,10 +163,15 @@ class Home:
     triggers = property(lambda self: self.dot / "triggers")
     trigger_descriptor = property(lambda self: self.triggers / "default.json")
     trigger_lock = property(lambda self: self.locks / "trigger.lock")
+    # the per-home HMAC key that seals what admission decided (0600, masked in the sandbox)
+    admission_key = property(lambda self: self.dot / "admission.key")
+    # ids of messages queued before admission seals existed (holon.home.migrate, m003)
+    admission_legacy = property(lambda self: self.dot / "admission.legacy.json")
     budget_json = property(lambda self: self.dot / "budget.json")
     workspace_json = property(lambda self: self.dot / "workspace.json")
     sandbox_json = property(lambda self: self.dot / "sandbox.json")  # the sandbox mode: tracked
     scratch = property(lambda self: self.dot / "scratch")  # per-command writable directories
+    patches = property(lambda self: self.dot / "patches")  # ApplyPatch's write-ahead journals
     scripted_cursor = property(lambda self: self.dot / "scripted_cursor.json")
     # the OpenAI Responses transport's last request and response, for previous_response_id
     provider_continuation = property(lambda self: self.dot / "responses_continuation.json")
@@ -168,14 +179,16 @@ class Home:
     skills = property(lambda self: self.root / "skills")
     work_items_dir = property(lambda self: self.root / "work-items")
 
+    # An id becomes one path segment only once it is checked (`invalid_id` otherwise), so an id
+    # from outside ("../agent", "a/b", "") can never name a file outside its directory.
     def task_dir(self, task_id: str) -> Path:
-        return self.tasks / task_id
+        return self.tasks / check_id(task_id, "task id")
 
     def scratch_dir(self, task_id: str) -> Path:
-        return self.scratch / task_id
+        return self.scratch / check_id(task_id, "task id")
 
     def plan_path(self, work_item_id: str) -> Path:
-        return self.work_items_dir / work_item_id / "plan.md"
+        return self.work_items_dir / check_id(work_item_id, "work item id") / "plan.md"
 
     @cached_property
     def queue(self) -> Queue:
@@ -203,9 +216,12 @@ class Home:
         return self.agent_json.is_file()
 
     def ensure_dirs(self) -> None:
+        """Make the runtime directories, owner-only (the home itself and `.holon` too)."""
+        make_private_dir(self.dot)
         for d in (self.ledger, self.tasks, self.timers, self.artifacts, self.indexes, self.locks):
-            d.mkdir(parents=True, exist_ok=True)
+            d.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
         self.queue.ensure()
+        tighten(self.root, DIR_MODE)
 
     def ensure_runtime(self) -> None:
         """Re-create the directories git does not keep (a clone has none of them): one mkdir per
@@ -218,12 +234,14 @@ class Home:
         targets += [os.path.join(root, d) for d in USER_DIRS]
         for path in targets:
             try:
-                os.mkdir(path)
+                os.mkdir(path, DIR_MODE)
             except FileExistsError:
                 pass
             except OSError:  # no .holon here, or a read-only home
                 if not os.path.isdir(dot):
                     return
+        for path in (root, dot):  # a clone or a copy made them with the umask's modes
+            tighten(path, DIR_MODE)
         self._runtime_ready = True
 
 
@@ -237,9 +255,46 @@ def read_record(path: os.PathLike, hint: str) -> Any:
     """A JSON file of the home, None when it is missing; one that is not JSON (a merge conflict
     marker, a torn copy, bad UTF-8) raises `corrupt_state`, naming the file."""
     try:
-        return read_json(path)
+        return jsonfile.load(path)  # bounded, never blocks, strict JSON
     except (ValueError, OSError) as exc:
         raise corrupt(path, describe(exc), hint) from None
+
+
+def read_identity(path: os.PathLike) -> dict[str, Any]:
+    """agent.json as an object ({} when missing); `corrupt_state` when it is not JSON, not an
+    object, or a field holon relies on has the wrong type."""
+    try:
+        ident = jsonfile.object_of(path)
+    except (ValueError, OSError) as exc:
+        raise corrupt(path, describe(exc), AGENT_JSON_HINT) from None
+    if ident is None:
+        return {}
+    problem = identity_problem(ident)
+    if problem:
+        raise corrupt(path, problem, AGENT_JSON_HINT)
+    return ident
+
+
+AGENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # always fullmatch: `$` allows a "\n"
+
+
+def identity_problem(ident: Any) -> str | None:
+    """What is wrong with an agent.json value (None when holon can use it)."""
+    if not isinstance(ident, dict):
+        return f"holds a JSON {jsonfile.kind_of(ident)}, not an object"
+    agent_id = ident.get("agent_id")
+    if agent_id is not None and not (isinstance(agent_id, str) and AGENT_ID.fullmatch(agent_id)):
+        return f"has an invalid agent_id ({quote(agent_id, 60)})"
+    fmt = ident.get("home_format")
+    if fmt is not None and not (type(fmt) is int and 0 < fmt < 1000):
+        return f"has an invalid home_format ({quote(fmt, 60)}; a small positive integer)"
+    done = ident.get("migrations")
+    if done is not None and not (isinstance(done, list) and all(isinstance(m, str) for m in done)):
+        return "has an invalid migrations list (the names of the applied migrations)"
+    for key in ("budget", "template"):
+        if ident.get(key) is not None and not isinstance(ident[key], dict):
+            return f"has an invalid {key} (a JSON object)"
+    return None
 
 
 def describe(exc: BaseException) -> str:

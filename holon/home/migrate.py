@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
+from holon import jsonfile
 from holon.home import settings
-from holon.home.layout import AGENT_JSON_HINT, HOME_FORMAT, Home, merged_gitignore, read_record
-from holon.store.atomic import read_json, write_json, write_text
+from holon.home.layout import HOME_FORMAT, Home, merged_gitignore, read_identity
+from holon.store.atomic import write_json, write_text
 
 
 def m001_initial_layout(home: Home) -> None:
@@ -25,13 +26,50 @@ def m002_git_friendly_home(home: Home) -> None:
     write_gitignore(home)
     if not home.settings_json.exists():
         try:
-            state = read_json(home.state_json) or {}
-        except ValueError:  # a corrupt run state has nothing to keep; the Agent sets it aside
-            state = {}
+            state = jsonfile.load(home.state_json) or {}
+        except jsonfile.Unreadable:  # a corrupt run state has nothing to keep; the Agent sets it
+            state = {}  # aside
         settings.write(home, settings.project(state if isinstance(state, dict) else {}))
 
 
-MIGRATIONS: list[Callable[[Home], None]] = [m001_initial_layout, m002_git_friendly_home]
+def m003_sealed_admission(home: Home) -> None:
+    """Admission seals (holon.agent.seal): the tick runs only queued messages admission sealed.
+    Messages an older holon queued carry no seal, though that holon admitted them: their ids are
+    recorded in `admission.legacy.json` so they still run, and no file queued later does. The
+    .gitignore block gains the files of this format (the key, the list, ApplyPatch journals)."""
+    write_gitignore(home)
+    found = set(legacy_ids(home))
+    for d in (home.queue.new, home.queue.cur):
+        try:
+            names = sorted(n for n in os.listdir(d) if n.endswith(".json"))
+        except OSError:
+            continue
+        for name in names:
+            try:
+                record = jsonfile.object_of(d / name, 1 << 24)
+            except jsonfile.Unreadable:
+                continue  # the tick sets it aside as unreadable
+            if record and not record.get("seal") and isinstance(record.get("id"), str):
+                found.add(record["id"])
+    if found and found != set(legacy_ids(home)):
+        write_json(home.admission_legacy, {"schema_version": 1, "ids": sorted(found)})
+
+
+def legacy_ids(home: Home) -> list[str]:
+    """The ids m003 recorded ([] when none, or when the file cannot be read)."""
+    try:
+        doc = jsonfile.object_of(home.admission_legacy, 1 << 24) or {}
+    except jsonfile.Unreadable:
+        return []
+    ids = doc.get("ids")
+    return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+
+
+MIGRATIONS: list[Callable[[Home], None]] = [
+    m001_initial_layout,
+    m002_git_friendly_home,
+    m003_sealed_admission,
+]
 NAMES = [m.__name__ for m in MIGRATIONS]
 # home root -> the agent.json (ino, size, mtime) this process found current
 _current: dict[str, tuple[int, int, int]] = {}
@@ -41,11 +79,10 @@ def write_gitignore(home: Home) -> bool:
     """Make holon's block of `.holon/.gitignore` current, keeping every other line. True when the
     file was written."""
     try:
-        existing: str | None = home.gitignore.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        existing = None
-    except UnicodeDecodeError:
-        existing = home.gitignore.read_bytes().decode("utf-8", "replace")
+        data = jsonfile.read_bytes(home.gitignore, 1 << 20)
+    except jsonfile.Unreadable:  # a directory, a FIFO, a huge file: not ours to replace
+        return False
+    existing = None if data is None else data.decode("utf-8", "replace")
     text = merged_gitignore(existing)
     if text == existing:
         return False
@@ -54,9 +91,7 @@ def write_gitignore(home: Home) -> bool:
 
 
 def pending(home: Home) -> list[str]:
-    ident = read_record(home.agent_json, AGENT_JSON_HINT) or {}
-    applied = ident.get("migrations") if isinstance(ident, dict) else None
-    done = set(applied) if isinstance(applied, list) else set()
+    done = set(read_identity(home.agent_json).get("migrations") or ())
     return [name for name in NAMES if name not in done]
 
 
@@ -68,8 +103,8 @@ def apply_pending(home: Home) -> list[str]:
     for step in MIGRATIONS:
         if step.__name__ in todo:
             step(home)
-    ident = read_record(home.agent_json, AGENT_JSON_HINT) or {}
-    done = ident.get("migrations") if isinstance(ident.get("migrations"), list) else []
+    ident = read_identity(home.agent_json)
+    done = ident.get("migrations") or []
     ident["migrations"] = done + [n for n in todo if n not in done]
     ident["home_format"] = max(int(ident.get("home_format") or 1), HOME_FORMAT)
     write_json(home.agent_json, ident)

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
+from holon import clock, jsonfile
 from holon.errors import UnknownAgent, UsageError
-from holon.home.layout import DOT, Home, is_home
+from holon.home.layout import AGENT_ID, AGENT_JSON_HINT, DOT, Home, corrupt, is_home
 from holon.paths import agents_dir, holon_home, registry_path
-from holon.store.atomic import read_json, write_json
+from holon.store.atomic import write_json
 from holon.store.locks import locked
-
-AGENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # always fullmatch: `$` allows a "\n"
 
 
 def check_agent_id(agent_id: str) -> str:
@@ -27,27 +25,78 @@ def check_agent_id(agent_id: str) -> str:
     return agent_id
 
 
+MAX_BYTES = 4 << 20
+REPAIR_HINT = (
+    "run `holon doctor --repair` to rebuild it from the homes under {agents} (the file is kept "
+    "beside it as registry.json.corrupt-<time>), or fix it by hand: it maps agent ids to home paths"
+)
+
+
 def load() -> dict[str, str]:
+    """id -> home path; a registry.json that cannot be used raises `corrupt_registry`. Entries
+    that are not an agent id mapped to a path are left out (a listing never trips on them)."""
     path = registry_path()
     try:
-        data = read_json(path, {}) or {}
-    except (OSError, ValueError) as exc:  # ValueError: bad JSON or bad UTF-8
-        why = exc.strerror if isinstance(exc, OSError) else "it is not valid JSON"
-        raise UsageError(
-            f"{path} cannot be read: {why}",
-            kind="corrupt_registry",
-            hint=f"fix it by hand (it maps agent ids to home paths), or move it aside: "
-            f"homes under {agents_dir()} are still found without it",
-        ) from None
-    agents = data.get("agents", {}) if isinstance(data, dict) else {}
+        data = jsonfile.object_of(path, MAX_BYTES) or {}
+    except jsonfile.Unreadable as exc:
+        raise corrupt_registry(str(exc)) from None
+    agents = data.get("agents", {})
     if not isinstance(agents, dict):
-        return {}
-    return {k: v for k, v in agents.items() if isinstance(v, str)}
+        raise corrupt_registry("has no `agents` object")
+    return {k: v for k, v in agents.items() if AGENT_ID.fullmatch(k) and _is_path(v)}
+
+
+def _is_path(value: object) -> bool:
+    return isinstance(value, str) and 0 < len(value) < 4096 and "\0" not in value
+
+
+def corrupt_registry(problem: str) -> UsageError:
+    return UsageError(
+        f"{registry_path()} cannot be read: it {problem}",
+        kind="corrupt_registry",
+        hint=REPAIR_HINT.format(agents=agents_dir()),
+    )
+
+
+def load_or_none() -> tuple[dict[str, str], UsageError | None]:
+    """(the registry, None), or ({}, the error) when it is corrupt: for callers that find homes by
+    their directory or path as well and must go on without it."""
+    try:
+        return load(), None
+    except UsageError as exc:
+        return {}, exc
+
+
+def rebuild() -> dict[str, str | None]:
+    """Set a corrupt registry.json aside and write one from the homes under $HOLON_HOME/agents;
+    a readable one is rewritten without the entries whose home is gone. Returns what was done:
+    {"set_aside": path or None, "agents": count}."""
+    home = holon_home()
+    with locked(home / ".registry.lock"):
+        kept, error = load_or_none()
+        aside = None
+        if error is not None:
+            stamp = clock.now_iso().replace(":", "").replace("-", "")
+            aside = registry_path().with_name(f"registry.json.corrupt-{stamp}")
+            os.replace(registry_path(), aside)
+        agents = {k: v for k, v in kept.items() if is_home(v)}
+        for e in _entries(agents_dir()):
+            if AGENT_ID.fullmatch(e.name) and is_home(e.path):
+                agents.setdefault(Home(e.path).agent_id, os.path.abspath(e.path))
+        write_json(registry_path(), {"schema_version": 1, "agents": dict(sorted(agents.items()))})
+    return {"set_aside": os.fspath(aside) if aside else None, "agents": str(len(agents))}
+
+
+def _entries(base: Path) -> list[os.DirEntry]:
+    try:
+        return list(os.scandir(base))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
 
 
 def register(agent_id: str, root: Path) -> None:
     home = holon_home()
-    home.mkdir(parents=True, exist_ok=True)
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)  # owner-only when holon makes it
     with locked(home / ".registry.lock"):
         agents = load()
         agents[agent_id] = os.fspath(root)
@@ -67,14 +116,9 @@ def unregister(agent_id: str) -> None:
 def all_homes() -> list[Home]:
     """Every known agent home: registry entries plus homes under $HOLON_HOME/agents."""
     seen: dict[str, Home] = {}
-    for agent_id, path in load().items():
+    for agent_id, path in load_or_none()[0].items():  # a corrupt registry: agents/ still counts
         seen[os.path.abspath(path)] = Home(path, agent_id)
-    base = agents_dir()
-    try:
-        entries = list(os.scandir(base))
-    except FileNotFoundError:
-        entries = []
-    for e in entries:
+    for e in _entries(agents_dir()):
         key = os.path.abspath(e.path)
         if key not in seen and is_home(e.path):
             seen[key] = Home(e.path, e.name)
@@ -103,11 +147,7 @@ def scan() -> tuple[list[Home], list[dict[str, str | None]]]:
             seen[key] = Home(key, agent_id)
         else:
             broken[key] = _registered_problem(agent_id, key)
-    try:
-        entries = list(os.scandir(agents_dir()))
-    except (FileNotFoundError, NotADirectoryError):
-        entries = []
-    for e in entries:
+    for e in _entries(agents_dir()):
         key = os.path.abspath(e.path)
         if key in seen or key in broken:
             continue
@@ -115,7 +155,8 @@ def scan() -> tuple[list[Home], list[dict[str, str | None]]]:
             seen[key] = Home(key, e.name)
         elif os.path.isdir(os.path.join(key, DOT)):  # a home whose agent.json is gone
             agent_json = os.path.join(key, DOT, "agent.json")
-            broken[key] = _broken(e.name, key, "broken", "agent.json is missing", agent_json)
+            why = f"agent.json {_no_identity(agent_json)}"
+            broken[key] = _broken(e.name, key, "broken", why, agent_json)
     homes = [seen[k] for k in sorted(seen, key=lambda k: (seen[k].agent_id, k))]
     bad = sorted(broken.values(), key=lambda b: (b["agent_id"] or "", b["home"] or ""))
     return homes, bad
@@ -127,7 +168,7 @@ def _registered_problem(agent_id: str, path: str) -> dict[str, str | None]:
     if not os.path.isdir(path):
         return _broken(agent_id, path, "broken", "the registered home is not a directory", path)
     agent_json = os.path.join(path, DOT, "agent.json")
-    return _broken(agent_id, path, "broken", "agent.json is missing", agent_json)
+    return _broken(agent_id, path, "broken", f"agent.json {_no_identity(agent_json)}", agent_json)
 
 
 def _broken(
@@ -165,8 +206,12 @@ def forget(agent_id: str) -> str:
 def resolve(arg: str) -> Home:
     """An AGENT argument: a registered id, a name under $HOLON_HOME/agents, or a path to a home."""
     looks_like_path = os.sep in arg or arg.startswith(".") or arg.startswith("~")
+    error = None
+    if "\0" in arg or len(arg) > 4096:  # neither an id nor a path
+        raise UnknownAgent(f"no agent {_shown(arg)}", hint="name an agent id or the path of a home")
     if not looks_like_path:
-        path = load().get(arg)
+        registered, error = load_or_none()  # a corrupt registry still lets paths and agents/ work
+        path = registered.get(arg)
         if path and is_home(path):
             return Home(path, arg)
         candidate = agents_dir() / arg
@@ -175,8 +220,25 @@ def resolve(arg: str) -> Home:
     candidate = Path(arg).expanduser()
     if is_home(candidate):
         return Home(candidate)
+    if error is not None:  # the id may be in the registry that cannot be read
+        raise error
+    for where in (agents_dir() / arg, candidate):
+        if "\0" not in arg and os.path.isdir(os.path.join(where, DOT)):  # a home without identity
+            agent_json = Path(where, DOT, "agent.json")
+            raise corrupt(agent_json, _no_identity(agent_json), AGENT_JSON_HINT)
     raise UnknownAgent(
-        f"no agent {arg!r}",
+        f"no agent {_shown(arg)}",
         hint="list agents with `holon agents`, or create one with "
         f"`holon init --agent-id {arg if AGENT_ID.fullmatch(arg) else 'ID'}`",
     )
+
+
+def _no_identity(agent_json: str | os.PathLike) -> str:
+    if os.path.lexists(agent_json):
+        return "is not a regular file"
+    return "is missing"
+
+
+def _shown(arg: str) -> str:
+    """`arg` quoted for a message, at most ~200 characters of it."""
+    return repr(arg) if len(arg) <= 200 else repr(arg[:200]) + f" (+{len(arg) - 200} characters)"

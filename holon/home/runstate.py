@@ -24,8 +24,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from holon import clock
-from holon.home.layout import STATE_JSON_HINT, Home, describe
+from holon import clock, jsonfile
+from holon.home.layout import STATE_JSON_HINT, Home
 from holon.model.records import AgentState
 from holon.store import jsonl
 
@@ -40,23 +40,23 @@ class Unreadable(Exception):
 
 def read(home: Home) -> AgentState | None:
     """The run state as stored, None when there is none; raises Unreadable."""
+    raw = None
     try:
-        with open(home.state_json, "rb") as fh:
-            data = fh.read()
-    except FileNotFoundError:
+        raw = jsonfile.read_bytes(home.state_json)
+        data = None if raw is None else jsonfile.parse(raw)
+    except jsonfile.Unreadable as exc:
+        if raw is not None and jsonfile.conflicted(raw):
+            raise Unreadable("is not valid JSON (it holds a merge conflict marker)") from None
+        raise Unreadable(str(exc)) from None
+    if raw is None:
         return None
-    except OSError as exc:
-        raise Unreadable(describe(exc)) from None
+    if not isinstance(data, dict):
+        kind = jsonfile.kind_of(data)
+        raise Unreadable(f"is not a valid run state (the top level: a JSON {kind}, not an object)")
     try:
-        return AgentState.model_validate_json(data)
+        return AgentState.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        if err.get("type") == "json_invalid":
-            problem = "is not valid JSON"
-            lines = data.splitlines()
-            if any(line.startswith((b"<<<<<<< ", b">>>>>>> ")) for line in lines):
-                problem += " (it holds a merge conflict marker)"
-            raise Unreadable(problem) from None
         where = ".".join(str(p) for p in err.get("loc", ())) or "the top level"
         raise Unreadable(f"is not a valid run state ({where}: {err.get('msg')})") from None
 

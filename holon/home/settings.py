@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from holon import jsonfile
 from holon.errors import HolonError
 from holon.home.layout import DOT, STATE_JSON_HINT, Home, corrupt, read_record
 from holon.store.atomic import write_json
@@ -78,11 +79,12 @@ def read(home: Home) -> dict[str, Any] | None:
     """The settings (every key, defaults filled in), or None when the file is missing. A file that
     is not JSON or holds a value of the wrong type raises `corrupt_state`: it is tracked, so the
     operator restores it; holon never discards it."""
-    data = read_record(home.settings_json, HINT)
+    try:
+        data = jsonfile.object_of(home.settings_json, 1 << 20)
+    except jsonfile.Unreadable as exc:
+        raise corrupt(home.settings_json, str(exc), HINT) from None
     if data is None:
         return None
-    if not isinstance(data, dict):
-        raise corrupt(home.settings_json, "is not a JSON object", HINT)
     out = {}
     for key, (default, valid) in FIELDS.items():
         value = data.get(key, default)
@@ -102,6 +104,10 @@ def effective(home: Home) -> dict[str, Any]:
         state = {"status": "awake_idle"}
     elif not isinstance(state, dict):
         raise corrupt(home.state_json, "is not a JSON object", STATE_JSON_HINT)
+    elif not isinstance(state.get("status", "awake_idle"), str) or not isinstance(
+        state.get("closure") or {}, dict
+    ):
+        raise corrupt(home.state_json, "has an invalid status or closure", STATE_JSON_HINT)
     found = read(home)
     if found is not None and state.get("settings_basis") != found:
         state = {**overlay(state, found), "settings_basis": found}

@@ -6,6 +6,9 @@ import os
 from functools import cached_property
 from pathlib import Path
 
+import pytest
+
+from holon.errors import InvalidInput
 from holon.home.layout import DOT, GITIGNORE, Home, is_home
 from holon.store.atomic import write_json
 
@@ -100,3 +103,14 @@ def test_ensure_dirs_and_real_home(agent):
         assert d.is_dir(), d
     assert (agent.dot / ".gitignore").read_text() == GITIGNORE
     agent.ensure_dirs()  # idempotent
+
+
+@pytest.mark.parametrize("bad", ["../agent", "..", ".", "a/b", "", "x\n", "a\0b", "t" * 129])
+def test_an_id_is_one_checked_path_segment(tmp_path, bad):
+    home = Home(tmp_path / "a")
+    for make in (home.task_dir, home.scratch_dir, home.plan_path):
+        with pytest.raises(InvalidInput) as info:
+            make(bad)
+        assert info.value.kind == "invalid_id"
+    assert home.task_dir("task_1").parent == home.tasks
+    assert home.plan_path("wi_1") == home.work_items_dir / "wi_1" / "plan.md"

@@ -72,7 +72,7 @@ def test_a_format_1_home_is_upgraded_by_the_next_command(agent):
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["status"] == "paused"
     ident = read_json(agent.agent_json)
-    assert ident["migrations"] == ["m001_initial_layout", "m002_git_friendly_home"]
+    assert ident["migrations"] == migrate.NAMES
     assert ident["home_format"] == HOME_FORMAT == 2
     assert agent.gitignore.read_text() == GITIGNORE + "\nmy-scratch/\n"
     settings = read_json(agent.settings_json)
@@ -82,7 +82,7 @@ def test_a_format_1_home_is_upgraded_by_the_next_command(agent):
 
 def test_migrations_run_once(agent):
     _make_format_1(agent)
-    assert migrate.apply_pending(agent) == ["m002_git_friendly_home"]
+    assert migrate.apply_pending(agent) == migrate.NAMES[1:]
     files = (agent.agent_json, agent.gitignore, agent.settings_json)
     before = [p.stat().st_mtime_ns for p in files]
     assert migrate.pending(agent) == []
@@ -110,7 +110,7 @@ def test_the_upgrade_keeps_an_existing_settings_file(agent):
 def test_a_corrupt_state_does_not_stop_the_upgrade(agent):
     _make_format_1(agent)
     agent.state_json.write_text("<<<<<<< HEAD\n{}\n=======\n{}\n>>>>>>> other\n")
-    assert migrate.apply_pending(agent) == ["m002_git_friendly_home"]
+    assert migrate.apply_pending(agent) == migrate.NAMES[1:]
     assert read_json(agent.settings_json)["lifecycle"] is None
 
 
@@ -122,3 +122,18 @@ def test_a_corrupt_agent_json_is_named_with_a_hint(agent):
     assert first.startswith(f"holon: corrupt_state: {agent.agent_json} is not valid JSON")
     assert hint.startswith("hint: restore it from git")
     assert "Traceback" not in r.stderr
+
+
+def test_m003_records_the_unsealed_messages_queued_before_it_and_keeps_them(agent):
+    _make_format_1(agent)
+    agent.queue.ensure()
+    agent.queue.put({"id": "msg_old1", "kind": "operator_prompt"}, "normal")
+    agent.queue.put({"id": "msg_new1", "kind": "operator_prompt", "seal": "x"}, "normal")
+    (agent.queue.new / "0-1-1-ffff.json").write_text("{")  # unreadable: left to the tick
+    migrate.apply_pending(agent)
+    assert read_json(agent.admission_legacy)["ids"] == ["msg_old1"]
+    assert migrate.legacy_ids(agent) == ["msg_old1"]
+    migrate.m003_sealed_admission(agent)  # idempotent
+    assert migrate.legacy_ids(agent) == ["msg_old1"]
+    agent.admission_legacy.write_text("[")
+    assert migrate.legacy_ids(agent) == []  # a damaged list admits nothing

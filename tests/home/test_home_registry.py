@@ -60,10 +60,16 @@ def test_unregister_without_registry_creates_nothing(holon_env):
 
 def test_load_ignores_malformed_entries(holon_env):
     holon_env.mkdir(parents=True)
-    registry_path().write_text('{"agents": {"ok": "/p", "bad": 3}}')
+    registry_path().write_text('{"agents": {"ok": "/p", "bad": 3, "../x": "/q", "n": "a\\u0000"}}')
     assert registry.load() == {"ok": "/p"}
+
+
+def test_a_registry_that_is_not_an_object_is_reported_not_ignored(holon_env):
+    holon_env.mkdir(parents=True)
     registry_path().write_text("[]")
-    assert registry.load() == {}
+    with pytest.raises(UsageError) as err:
+        registry.load()
+    assert err.value.kind == "corrupt_registry" and "holon doctor --repair" in err.value.hint
 
 
 def test_resolve_by_id_and_by_path(tmp_path, monkeypatch):

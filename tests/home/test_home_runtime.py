@@ -149,7 +149,7 @@ def test_effective_reads_state_json_as_the_agent_would_without_pydantic(agent):
         ("[]", "is not a valid run state"),
         ('{"id": "a", "status": "dancing"}', "is not a valid run state (status:"),
         ('{"id": "a", "inflight": []}', "is not a valid run state (inflight:"),
-        ("\xff\xfe", "is not valid JSON"),
+        ("\xff\xfe", "is not valid UTF-8"),
     ],
 )
 def test_an_unreadable_run_state_says_why(agent, text, problem):
