@@ -81,11 +81,23 @@ HINTS: dict[str, str] = {
         "ApplyPatch edits UTF-8 text files only; this file is not valid UTF-8 or "
         "contains NUL bytes, so it was left untouched."
     ),
+    "file_changed": (
+        "Another writer (an agent, an editor or a command) changed this file after ApplyPatch read "
+        "it, so nothing was changed and their edit is kept. Re-read the file and make the patch "
+        "again from its current text."
+    ),
+    "file_busy": (
+        "Another ApplyPatch call held these files' directories for too long; nothing was changed. "
+        "Retry the same patch."
+    ),
     "io_error": (
         "The patch was valid but the filesystem refused the change; nothing was written. Check "
         "permissions and free space, then retry."
     ),
 }
+
+
+RETRYABLE = frozenset({"io_error", "file_busy"})  # the same patch may apply on a retry
 
 
 class PatchError(Exception):
@@ -101,7 +113,7 @@ class PatchError(Exception):
         self.message = message
         self.details = details
         self.recovery_hint = HINTS[kind]
-        self.retryable = kind == "io_error"
+        self.retryable = kind in RETRYABLE
 
 
 def patch_error(kind: str, message: str, **details: Any) -> PatchError:

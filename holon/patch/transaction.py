@@ -1,16 +1,16 @@
-"""One ApplyPatch call as a transaction: plan every file in memory, then stage, replace, delete.
+"""One ApplyPatch call as a transaction: plan every file in memory (holon.patch.commit writes).
 
 Nothing touches the tree until every file patch has applied in memory (a
 deleted file's hunks must remove all of it; a mode-only section rewrites its
-file's bytes with the new mode). Then all new contents are staged as fsynced
-temp files beside their targets, with their final modes (a failure removes them
-and any directories made for them), renamed into place, and only then are
-deleted files and rename sources unlinked.
+file's bytes with the new mode). Each change records what it read (bytes and
+mode, or that a path was free), so the commit can refuse to overwrite a file
+another writer changed since.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,6 @@ from holon.patch.errors import patch_error
 from holon.patch.model import FilePatch
 from holon.patch.paths import normalise, resolve
 from holon.patch.textfile import decode
-from holon.store.atomic import fsync_dir, stage_bytes
 
 NEW_FILE_MODE = 0o644
 APPLIES_MODES = os.name == "posix"  # elsewhere mode lines are recorded, not applied
@@ -39,6 +38,8 @@ class Change:
     diagnostics: list[dict[str, Any]] = field(default_factory=list)
     mode_change: dict[str, str | None] | None = None  # {path, old_mode, new_mode} when applied
     applied_metadata: list[str] = field(default_factory=list)  # the mode lines that were applied
+    # (path, label, (bytes, mode) as read, or None for a path that must stay free)
+    expect: list[tuple[Path, str, tuple[bytes, int] | None]] = field(default_factory=list)
 
 
 def plan(root: Path, cwd: Path, patches: list[FilePatch]) -> list[Change]:
@@ -65,24 +66,30 @@ def _plan_one(root: Path, cwd: Path, patch: FilePatch) -> Change:
         assert new is not None
         _require_absent(new, label)
         data, diags = apply_hunks(EMPTY, patch, label)
-        return _with_mode(Change(patch, dst=new, data=data, diagnostics=diags), label, None)
+        change = Change(patch, dst=new, data=data, diagnostics=diags, expect=[(new, label, None)])
+        return _with_mode(change, label, None)
     assert old is not None
     if patch.op == "metadata":  # a mode change rewrites the same bytes with the new mode
         if _mode_lines(patch)[2] is None or not APPLIES_MODES:
-            _read(old, label, content=False)
+            read_file(old, label)
             return Change(patch)
-        raw, mode = _read(old, label)
-        return _with_mode(Change(patch, dst=old, data=raw, mode=mode), label, mode)
-    raw, mode = _read(old, normalise(patch.old_path or ""))
+        raw, mode = read_file(old, label)
+        change = Change(patch, dst=old, data=raw, mode=mode, expect=[(old, label, (raw, mode))])
+        return _with_mode(change, label, mode)
+    old_label = normalise(patch.old_path or "")
+    raw, mode = read_file(old, old_label)
+    expect: list[tuple[Path, str, tuple[bytes, int] | None]] = [(old, old_label, (raw, mode))]
     if patch.op == "rename":
         assert new is not None
         _require_absent(new, label)
+        expect.append((new, label, None))
         if not patch.hunks:
-            return _with_mode(Change(patch, src=old, dst=new, data=raw, mode=mode), label, mode)
+            change = Change(patch, src=old, dst=new, data=raw, mode=mode, expect=expect)
+            return _with_mode(change, label, mode)
     data, diags = apply_hunks(decode(raw, label), patch, label)
     if patch.op == "delete":
         _require_emptied(patch, data, label)
-        return Change(patch, src=old, diagnostics=diags)
+        return Change(patch, src=old, diagnostics=diags, expect=expect)
     change = Change(
         patch,
         src=old if patch.op == "rename" else None,
@@ -90,6 +97,7 @@ def _plan_one(root: Path, cwd: Path, patch: FilePatch) -> Change:
         data=data,
         mode=mode,
         diagnostics=diags,
+        expect=expect,
     )
     return _with_mode(change, label, mode)
 
@@ -157,69 +165,33 @@ def _require_emptied(patch: FilePatch, left: bytes, label: str) -> None:
     )
 
 
-def _read(path: Path, label: str, content: bool = True) -> tuple[bytes, int]:
-    if not path.is_file():
-        why = "does not exist" if not path.exists() else "is not a regular file"
-        raise patch_error("missing_file", f"{label}: {why}", path=label)
+def read_file(path: Path, label: str) -> tuple[bytes, int]:
+    """The bytes and permission bits of the regular file at `path`, from one open file (a FIFO
+    or device swapped in is refused, never read)."""
     try:
-        return path.read_bytes() if content else b"", path.stat().st_mode & 0o7777
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        raise patch_error("missing_file", f"{label}: does not exist", path=label) from None
+    except OSError as exc:
+        if os.path.lexists(path) and not path.is_file():
+            raise patch_error(
+                "missing_file", f"{label}: is not a regular file", path=label
+            ) from None
+        raise patch_error("io_error", f"{label}: cannot read: {exc.strerror}", path=label) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise patch_error("missing_file", f"{label}: is not a regular file", path=label)
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks), st.st_mode & 0o7777
     except OSError as exc:
         raise patch_error("io_error", f"{label}: cannot read: {exc.strerror}", path=label) from None
+    finally:
+        os.close(fd)
 
 
 def _require_absent(path: Path, label: str) -> None:
     if os.path.lexists(path):
         raise patch_error("existing_file", f"{label}: already exists", path=label)
-
-
-def commit(changes: list[Change]) -> None:
-    """Stage every write, then rename them all into place, then unlink deletions and rename
-    sources."""
-    staged: list[tuple[Path, Path]] = []
-    made: list[Path] = []
-    try:
-        for change in changes:
-            if change.src is not None and not os.access(change.src.parent, os.W_OK | os.X_OK):
-                # an unlink that would fail after the renames: refuse now, while nothing changed
-                raise PermissionError(13, "Permission denied", str(change.src))
-            if change.dst is not None:
-                _make_parents(change.dst.parent, made)
-                staged.append((stage_bytes(change.dst, change.data, mode=change.mode), change.dst))
-    except OSError as exc:
-        _abandon(staged, made)
-        raise patch_error(
-            "io_error",
-            f"cannot write {exc.filename}: {exc.strerror}; nothing was changed",
-            path=str(exc.filename),
-        ) from None
-    dirs = set()
-    for tmp, dst in staged:
-        os.replace(tmp, dst)
-        dirs.add(dst.parent)
-    for change in changes:
-        if change.src is not None:
-            change.src.unlink()
-            dirs.add(change.src.parent)
-    for d in dirs:
-        fsync_dir(d)
-
-
-def _make_parents(directory: Path, made: list[Path]) -> None:
-    """Create missing directories, outermost first, recording each in `made` as it is created."""
-    missing = []
-    while not directory.exists():
-        missing.append(directory)
-        directory = directory.parent
-    for d in reversed(missing):
-        d.mkdir()
-        made.append(d)
-
-
-def _abandon(staged: list[tuple[Path, Path]], made: list[Path]) -> None:
-    for tmp, _ in staged:
-        tmp.unlink(missing_ok=True)
-    for d in reversed(made):
-        try:
-            d.rmdir()
-        except OSError:
-            pass

@@ -8,11 +8,11 @@ from typing import Any
 from pydantic import Field
 
 from holon.errors import HolonError
-from holon.patch import receipt
+from holon.patch import journal, receipt
+from holon.patch.commit import apply
 from holon.patch.errors import PatchError
 from holon.patch.grammar import GRAMMAR
 from holon.patch.parser import parse_patch
-from holon.patch.transaction import commit, plan
 from holon.sandbox import confine
 from holon.tools.base import RenderPolicy, Tool, ToolArgs, ToolContext, ToolFailure, ToolOutput
 from holon.tools.exec_command import sandbox_failure
@@ -77,10 +77,15 @@ class ApplyPatch(Tool):
 
     def run(self, ctx: ToolContext, args: ToolArgs) -> ToolOutput:
         assert isinstance(args, ApplyPatchArgs)
+        journal.recover(ctx.home.patches)  # a patch a crash interrupted, before this one
         try:
-            changes = plan(ctx.execution_root, ctx.cwd, parse_patch(args.patch))
-            _confine(ctx, changes)
-            commit(changes)
+            changes = apply(
+                ctx.execution_root,
+                ctx.cwd,
+                parse_patch(args.patch),
+                journal_dir=ctx.home.patches,
+                check=lambda planned: _confine(ctx, planned),
+            )
         except PatchError as exc:
             raise ToolFailure(
                 exc.kind,

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from golden_check import check_golden
 
+from holon.patch.commit import commit
 from holon.patch.errors import PatchError
 from holon.patch.parser import parse_patch
 from holon.patch.receipt import build_result, render, summary
-from holon.patch.transaction import commit, plan
+from holon.patch.transaction import plan
 
 LINES = "".join(f"line {i}\n" for i in range(1, 101))
 

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from holon.patch import transaction
+from holon.patch.commit import commit
 from holon.patch.errors import PatchError
 from holon.patch.parser import parse_patch
-from holon.patch.transaction import NEW_FILE_MODE, commit, plan
+from holon.patch.transaction import NEW_FILE_MODE, plan
 
 NOBODY = 65534
 

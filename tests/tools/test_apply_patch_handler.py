@@ -35,20 +35,21 @@ def test_patch_errors_become_tool_failures_unchanged(ctx, monkeypatch, kind):
     def boom(*_a, **_k):
         raise patch_error(kind, f"{kind} happened", path="f.txt", line=None)
 
-    monkeypatch.setattr(apply_patch, "plan", boom)
+    monkeypatch.setattr(apply_patch, "apply", boom)
     with pytest.raises(ToolFailure) as info:
         ApplyPatch().run(ctx, ApplyPatchArgs(patch=PATCH))
     err = info.value
     assert (err.kind, err.message, err.details) == (kind, f"{kind} happened", {"path": "f.txt"})
-    assert err.recovery_hint == HINTS[kind] and err.retryable is (kind == "io_error")
+    assert err.recovery_hint == HINTS[kind]
+    assert err.retryable is (kind in ("io_error", "file_busy"))
     assert (ctx.execution_root / "f.txt").read_text() == "a\n"
 
 
 def test_commit_failure_is_retryable_through_the_registry(ctx, monkeypatch):
-    def fail(_changes):
+    def fail(*_a, **_k):
         raise patch_errors.PatchError("io_error", "disk full", {"path": "f.txt"})
 
-    monkeypatch.setattr(apply_patch, "commit", fail)
+    monkeypatch.setattr(apply_patch, "apply", fail)
     env = registry.call(ctx, "ApplyPatch", {"patch": PATCH}).envelope
     assert env["error"]["kind"] == "io_error" and env["error"]["retryable"] is True
     assert env["error"]["recovery_hint"] == HINTS["io_error"]

@@ -10,7 +10,7 @@ from patch_corpus import SEMANTIC_INVALID, SYNTAX_INVALID, VALID
 
 from holon.agent.handle import Agent
 from holon.home.layout import Home
-from holon.patch import transaction
+from holon.patch import commit as patch_commit
 from holon.tools.base import ToolContext
 from holon.tools.registry import call, get
 
@@ -374,7 +374,7 @@ def test_one_failing_file_leaves_every_file_untouched(tmp_path):
 
 def test_write_failure_while_staging_rolls_back(tmp_path, monkeypatch):
     write(tmp_path, "a.txt", "a\n")
-    real_stage = transaction.stage_bytes
+    real_stage = patch_commit.stage_bytes
     calls = []
 
     def flaky(path, data, *, mode=None):
@@ -383,7 +383,7 @@ def test_write_failure_while_staging_rolls_back(tmp_path, monkeypatch):
             raise OSError(28, "No space left on device", str(path))
         return real_stage(path, data, mode=mode)
 
-    monkeypatch.setattr(transaction, "stage_bytes", flaky)
+    monkeypatch.setattr(patch_commit, "stage_bytes", flaky)
     err = fails(
         tmp_path, "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n" + VALID["add"], "io_error"
     )
