@@ -10,7 +10,7 @@ enqueue     system_tick        system    trusted_system       runtime_instructio
 trigger     system_tick        callback  trusted_integration  integration_signal
 timer       timer_tick         timer     trusted_system       runtime_instruction
 runtime     system_tick        system    trusted_system       runtime_instruction
-task        task_result        task      trusted_system       runtime_instruction
+task        task_result        task      untrusted_external   external_evidence
 followup    internal_followup  system    trusted_system       runtime_instruction
 
 ingress     kind               surface              context
@@ -33,12 +33,14 @@ import json
 from typing import Any
 
 from holon import clock, config
+from holon.agent import seal
 from holon.agent.handle import Agent
 from holon.errors import InvalidInput, NotRunnable, UsageError
 from holon.home import settings
 from holon.home.layout import Home
 from holon.ids import new_id
 from holon.model.messages import MessageEnvelope
+from holon.safetext import one_line
 from holon.store import jsonl
 
 DEFAULT_MAX_BODY_BYTES = 256 * 1024
@@ -116,9 +118,9 @@ _PROFILES: dict[tuple[str, str], tuple[str, str, str, str]] = {
         "runtime_system",
         "runtime_owned",
     ),
-    ("task", "task_result"): (
-        "trusted_system",
-        "runtime_instruction",
+    ("task", "task_result"): (  # command output, as ExecCommand's inline: evidence only
+        "untrusted_external",
+        "external_evidence",
         "task_rejoin",
         "runtime_owned",
     ),
@@ -143,7 +145,14 @@ def max_body_bytes() -> int:
     )
 
 
+def _label(value: Any) -> Any:
+    """An origin label from outside (source, sender, event type) as one bounded line."""
+    return one_line(value) if isinstance(value, str) else value
+
+
 def _origin(ingress: str, kind: str, source: str | None, extra: dict[str, Any]) -> dict[str, Any]:
+    source = _label(source)
+    extra = {k: _label(v) for k, v in extra.items()}
     if ingress in ("cli_prompt", "run_once"):
         return {"kind": "operator", "actor_id": source}
     if kind == "channel_event":
@@ -258,8 +267,11 @@ def admit(
     record = env.model_dump(mode="json")
     agent = Agent(home)
     with agent.state_lock():
+        record["seal"] = seal.seal(home, record)  # what admission decided, for verify at claim
+        # the queue file is the admission (it is what runs); the ledger logs it after, so a crash
+        # between the two never logs a message that is not queued
+        home.queue.put(record, priority)
         jsonl.append(home.messages, record)
-    home.queue.put(record, priority)
     agent.event(
         "message_admitted",
         message_id=env.id,

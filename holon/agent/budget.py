@@ -6,12 +6,21 @@ Budgets come from `.holon/budget.json` (set by `holon model budget`), else from
 
 from __future__ import annotations
 
-from holon import clock, config
+import os
+
+from holon import clock, config, jsonfile
 from holon.agent.handle import Agent
+from holon.errors import HolonError
+from holon.home.layout import corrupt
 from holon.model.conversation import ProviderFailure, TokenUsage
-from holon.store.atomic import read_json, write_json
+from holon.store import crashpoint
+from holon.store.atomic import write_json
 
 BUDGET_KEYS = ("daily_tokens", "turn_tokens")
+HINT = (
+    "set the budgets again with `holon model budget AGENT --daily-tokens N --turn-tokens N` "
+    "(0 removes a limit), which rewrites the file, or fix its JSON by hand"
+)
 
 
 def effective_model(agent: Agent, override: str | None = None) -> tuple[str | None, str]:
@@ -48,16 +57,26 @@ def model_state(agent: Agent) -> dict[str, object]:
 
 
 def limits(agent: Agent) -> dict[str, int]:
-    data = read_json(agent.home.budget_json, {}) or {}
+    """The budgets in force: budget.json's, else agent.json's `budget`; a limit that is not a
+    positive whole number sets none. A budget.json that cannot be read (not JSON, not an object,
+    not a file) raises `corrupt_state` naming it: holon never runs as if it were not there."""
+    data = stored(agent)
     ident = agent.identity().get("budget") or {}
     out = {}
     for key in BUDGET_KEYS:
         value = data.get(key, ident.get(key))
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, int) and value > 0:
+        if type(value) is int and 0 < value <= 2**53:  # anything else sets no limit
             out[key] = value
     return out
+
+
+def stored(agent: Agent) -> dict[str, object]:
+    """budget.json as an object ({} when missing); `corrupt_state` when it cannot be read."""
+    try:
+        data = jsonfile.object_of(agent.home.budget_json, 1 << 20)
+    except jsonfile.Unreadable as exc:
+        raise corrupt(agent.home.budget_json, str(exc), HINT) from None
+    return data or {}
 
 
 def today() -> str:
@@ -104,7 +123,13 @@ def set_limits(agent: Agent, **given: int | None) -> None:
     if not changed:
         return
     with agent.state_lock():
-        data = read_json(agent.home.budget_json, {}) or {}
+        try:
+            data = stored(agent)
+        except HolonError:  # setting the budgets again is the repair: keep the bad file aside
+            stamp = clock.now_iso().replace(":", "").replace("-", "")
+            crashpoint.step("budget.set_aside")
+            os.replace(agent.home.budget_json, f"{agent.home.budget_json}.corrupt-{stamp}")
+            data = {}
         data.update(changed)
         # a 0 is kept: it removes the limit here and hides one that agent.json sets
         data = {k: v for k, v in data.items() if k in BUDGET_KEYS and v is not None}

@@ -52,14 +52,31 @@ def due_reasons(home: Home) -> list[str]:
         reasons.append("wake_hint")
     try:
         with open(next_due_file, "rb") as fh:
-            next_due = float(fh.read().strip() or b"inf")
-        if next_due <= now:
+            next_due = float(fh.read(64).strip())
+        if not next_due > now:  # NaN too: an index that cannot be read is due (early, not late)
             reasons.append("timer_due")
-    except (FileNotFoundError, ValueError):
+    except FileNotFoundError:
         pass
+    except (OSError, ValueError):  # unreadable or not a number: due, and that tick rewrites it
+        reasons.append("timer_due")
     if _dead_task_supervisor(tasks_active):
         reasons.append("task_recovery")
+    dot = os.path.dirname(next_due_file)
+    if _temp_left(dot) or _temp_left(os.path.join(dot, "timers")):
+        reasons.append("crash_recovery")
+    if _nonempty(os.path.join(dot, "patches")):  # an ApplyPatch journal: finish or undo it
+        reasons.append("patch_recovery")
     return reasons
+
+
+def _temp_left(directory: str) -> bool:
+    """Did a writer die between staging a file of `directory` and renaming it
+    (`.<name>.tmp.<pid>`)? The tick's recovery removes what such a crash left."""
+    try:
+        with os.scandir(directory) as it:
+            return any(e.name.startswith(".") and ".tmp." in e.name for e in it)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
 
 
 def _dead_task_supervisor(active_dir: os.PathLike) -> bool:

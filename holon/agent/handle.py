@@ -32,7 +32,7 @@ from typing import Any
 
 from holon import clock
 from holon.home import migrate, runstate, settings
-from holon.home.layout import AGENT_JSON_HINT, Home, corrupt, read_record
+from holon.home.layout import Home, corrupt, read_identity
 from holon.ids import new_id
 from holon.model.records import AgentState, AgentStatus, BriefRecord, TranscriptEntry
 from holon.store import jsonl
@@ -177,7 +177,8 @@ class Agent:
             return state
 
     def identity(self) -> dict[str, Any]:
-        return read_record(self.home.agent_json, AGENT_JSON_HINT) or {}
+        """agent.json, checked (holon.home.layout.read_identity): `corrupt_state` names it."""
+        return read_identity(self.home.agent_json)
 
     # -- ledgers ---------------------------------------------------------
     def _next_event_seq(self) -> int:
@@ -260,11 +261,23 @@ class Agent:
         )
         data = rec.model_dump(mode="json")
         with self.state_lock():
-            jsonl.append(self.home.briefs, data)
+            # the transcript line first: a turn resumed after a crash finds its brief there and
+            # completes it (keep_brief) instead of writing a second one
             self.transcript("brief", turn_id=turn_id, message_id=related_message_id, brief=data)
+            jsonl.append(self.home.briefs, data)
             self.update_state(lambda s: setattr(s, "last_brief_at", rec.created_at))
         self.home.mark_memory_dirty()
         return data
+
+    def keep_brief(self, data: dict[str, Any]) -> None:
+        """Make sure a brief found in the transcript of a resumed turn is in the brief ledger (a
+        crash may have come between the two appends); never a second copy. Looks at the ledger's
+        tail only: the brief was written by the turn being resumed."""
+        with self.state_lock():
+            if any(b.get("id") == data.get("id") for b in jsonl.tail(self.home.briefs, 64)):
+                return
+            jsonl.append(self.home.briefs, data)
+            self.update_state(lambda s: setattr(s, "last_brief_at", data.get("created_at")))
 
     def status(self) -> AgentStatus:
         return self.state().status

@@ -11,15 +11,32 @@ closure was waiting for exactly this kind of change.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
-from holon import clock
+from holon import clock, jsonfile
 from holon.agent import admission
 from holon.agent.handle import Agent
 from holon.home.layout import Home
-from holon.store.atomic import read_json, write_json
+from holon.store import crashpoint
+from holon.store.atomic import write_json
 
 MAX_KEPT_PAYLOADS = 5
+MAX_HINT_BYTES = 4 << 20
+HINT_KEYS = frozenset(
+    (
+        "schema_version",
+        "target_agent_id",
+        "delivery_mode",
+        "deliveries",
+        "first_received_at",
+        "last_received_at",
+        "external_trigger_id",
+        "source",
+        "correlation_id",
+        "payloads",
+    )
+)
 
 
 def submit(
@@ -34,7 +51,7 @@ def submit(
     agent = Agent(home)
     now = clock.now_iso()
     with agent.state_lock():
-        hint = read_json(home.wake_hint) or {
+        hint = read(agent, home.wake_hint) or {
             "schema_version": 1,
             "target_agent_id": home.agent_id,
             "delivery_mode": "wake_hint",
@@ -63,6 +80,42 @@ def submit(
     return hint
 
 
+def read(agent: Agent, path: Path) -> dict[str, Any] | None:
+    """The hint in `path` with every field of the right type, None when there is none. A file that
+    cannot be read as a hint (not JSON, not an object, a directory, a FIFO) is only a signal that
+    something changed: it is renamed to `<name>.corrupt-<time>` with a `wake_hint_set_aside`
+    event, and reads as no hint, so the caller starts a new one."""
+    try:
+        found = jsonfile.object_of(path, MAX_HINT_BYTES)
+    except jsonfile.Unreadable as exc:
+        stamp = clock.now_iso().replace(":", "").replace("-", "")
+        aside = path.with_name(f"{path.name}.corrupt-{stamp}")
+        crashpoint.step("wakehint.set_aside")
+        os.replace(path, aside)
+        where = os.fspath(aside.relative_to(agent.home.root))
+        agent.event("wake_hint_set_aside", problem=str(exc), set_aside=where)
+        return None
+    return None if found is None else _clean(found)
+
+
+def _clean(hint: dict[str, Any]) -> dict[str, Any]:
+    """`hint` with wrong-typed fields dropped or reset (a hand edit, an older writer)."""
+    out = {k: v for k, v in hint.items() if k in HINT_KEYS}
+    deliveries = out.get("deliveries")
+    ok = isinstance(deliveries, int) and not isinstance(deliveries, bool) and deliveries >= 0
+    out["deliveries"] = min(deliveries, 2**31) if ok else 0
+    for key in HINT_KEYS - {"deliveries", "payloads", "schema_version"}:
+        if not isinstance(out.get(key), str | None):
+            out[key] = None
+    payloads = out.get("payloads") if isinstance(out.get("payloads"), list) else []
+    out["payloads"] = [
+        {k: str(p.get(k) or "") for k in ("received_at", "content_type", "body")}
+        for p in payloads[-MAX_KEPT_PAYLOADS:]
+        if isinstance(p, dict) and isinstance(p.get("body"), str)
+    ]
+    return out
+
+
 def _summary(hint: dict[str, Any]) -> dict[str, Any]:
     return {
         k: hint.get(k)
@@ -84,15 +137,16 @@ def convert(agent: Agent) -> list[str]:
     next conversion picks up.
     """
     taken = agent.home.wake_hint_converting
-    if not agent.home.wake_hint.exists() and not taken.exists():
+    if not os.path.lexists(agent.home.wake_hint) and not os.path.lexists(taken):
         return []
     if agent.state().status.value in ("paused", "stopped"):
         return []
     with agent.state_lock():
-        if not taken.exists():
+        if not os.path.lexists(taken):
+            crashpoint.step("wakehint.take")
             os.replace(agent.home.wake_hint, taken)
         agent.update_state(lambda s: setattr(s, "pending_wake_hint", None))
-    hint = read_json(taken) or {}
+    hint = read(agent, taken) or {}  # one that cannot be read still wakes the agent, plainly
     payloads = hint.get("payloads") or []
     text = _text(hint)
     body = (
@@ -120,7 +174,11 @@ def convert(agent: Agent) -> list[str]:
         env = admission.admit(
             agent.home, "runtime", "system_tick", body, source="wake_hint", metadata=meta
         )
-    os.unlink(taken)
+    crashpoint.step("wakehint.done")
+    try:
+        os.unlink(taken)
+    except FileNotFoundError:  # set aside by read()
+        pass
     agent.event(
         "wake_hint_converted",
         message_id=env["id"],

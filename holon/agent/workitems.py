@@ -9,9 +9,11 @@ assistant text of the round that called CompleteWorkItem.
 from __future__ import annotations
 
 import hashlib
+import math
+import re
 from typing import Any
 
-from holon import clock, config
+from holon import clock, config, jsonfile
 from holon.agent.handle import Agent
 from holon.home.layout import Home
 from holon.ids import new_id
@@ -19,6 +21,7 @@ from holon.store import jsonl
 from holon.store.atomic import write_text
 
 PLAN_STATUSES = ("draft", "ready", "needs_input")
+ITEM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")  # names a directory under work-items/
 DEFAULT_RECHECK_MS = 60 * 60 * 1000
 PREVIEW_CHARS = 1200
 
@@ -38,9 +41,27 @@ def load_all(home: Home) -> dict[str, dict[str, Any]]:
     """Every work item, latest record per id, in creation order."""
     items: dict[str, dict[str, Any]] = {}
     for rec in jsonl.read(home.work_items):
-        if isinstance(rec.get("id"), str):
+        item_id = rec.get("id") if isinstance(rec, dict) else None
+        if isinstance(item_id, str) and ITEM_ID.fullmatch(item_id):
             items[rec["id"]] = rec
     return items
+
+
+def recheck_ts(record: dict[str, Any]) -> float | None:
+    """When an open, blocked item is to be looked at again; None when it is not waiting for a
+    recheck, or its recheck_at is not a time (a hand-edited ledger line never stops a tick)."""
+    at = record.get("recheck_at")
+    if not (
+        record.get("state") == "open"
+        and record.get("blocked_by")
+        and isinstance(at, str)
+        and not record.get("recheck_consumed_at")
+    ):
+        return None
+    try:
+        return clock.parse_iso(at).timestamp()
+    except (ValueError, OverflowError):
+        return None
 
 
 def get(home: Home, work_item_id: str) -> dict[str, Any] | None:
@@ -56,9 +77,11 @@ def write_plan(home: Home, work_item_id: str, text: str) -> None:
 def plan_artifact(home: Home, work_item_id: str) -> dict[str, Any] | None:
     path = home.plan_path(work_item_id)
     try:
-        data = path.read_bytes()
+        data = jsonfile.read_bytes(path)  # bounded; a FIFO or a directory there is not a plan
         mtime = path.stat().st_mtime
-    except FileNotFoundError:
+    except (FileNotFoundError, jsonfile.Unreadable):
+        return None
+    if data is None:
         return None
     text = data.decode("utf-8", errors="replace")
     return {
@@ -193,24 +216,9 @@ def view(
 
 
 def due_rechecks(home: Home, now_ts: float) -> list[dict[str, Any]]:
-    return [
-        r
-        for r in load_all(home).values()
-        if r.get("state") == "open"
-        and r.get("blocked_by")
-        and r.get("recheck_at")
-        and not r.get("recheck_consumed_at")
-        and clock.parse_iso(r["recheck_at"]).timestamp() <= now_ts
-    ]
+    return [r for r in load_all(home).values() if (recheck_ts(r) or math.inf) <= now_ts]
 
 
 def next_recheck(home: Home) -> float | None:
-    times = [
-        clock.parse_iso(r["recheck_at"]).timestamp()
-        for r in load_all(home).values()
-        if r.get("state") == "open"
-        and r.get("blocked_by")
-        and r.get("recheck_at")
-        and not r.get("recheck_consumed_at")
-    ]
+    times = [t for t in map(recheck_ts, load_all(home).values()) if t is not None]
     return min(times) if times else None

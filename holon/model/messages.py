@@ -176,6 +176,8 @@ class MessageEnvelope(_Strict):
     # (ISO-8601, also carried in its queue file name, see holon.store.queue)
     provider_retries: int = 0
     not_before: str | None = None
+    # admission's HMAC over the fields it alone decides (holon.agent.admission.verify)
+    seal: str | None = None
 
     def body_text(self) -> str:
         """The body as text for the model: text as is, JSON pretty-printed, brief with its title."""

@@ -4,13 +4,17 @@ terminals."""
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from holon.model.conversation import TokenUsage
 
 SCHEMA_VERSION = 1
+# a count, an offset or a pid in a persisted record: a hand-edited or corrupt file with a negative
+# or absurd one is refused when it is read (the run state is then rebuilt), never acted on
+Count = Annotated[int, Field(ge=0, le=2**53)]
+Ratio = Annotated[float, Field(ge=0, le=1e6, allow_inf_nan=False)]
 
 
 class _Record(BaseModel):
@@ -55,7 +59,7 @@ class TokenUsageSummary(BaseModel):
     usage."""
 
     total: TokenUsage = Field(default_factory=TokenUsage)
-    total_model_rounds: int = 0
+    total_model_rounds: Count = 0
     last_turn: TokenUsage | None = None
 
 
@@ -64,13 +68,13 @@ class WorkingMemory(BaseModel):
     revision, the delta not yet shown to the model, and the open episode builder."""
 
     current: dict[str, Any] = Field(default_factory=dict)
-    revision: int = 0
+    revision: Count = 0
     pending_delta: list[str] = Field(default_factory=list)
-    last_prompted_revision: int = 0
+    last_prompted_revision: Count = 0
     # the rendering last handed to a prompt (the base the next delta is taken against)
     last_prompted: list[str] = Field(default_factory=list)
     active_episode_id: str | None = None
-    archived_episode_count: int = 0
+    archived_episode_count: Count = 0
     active_episode_builder: dict[str, Any] | None = None
     last_turn_id: str | None = None  # the last settled turn merged in (a repeated settle skips)
 
@@ -81,18 +85,18 @@ class ContextState(BaseModel):
 
     # byte offset into the transcript where the replayed conversation begins; earlier turns live
     # on in episodes
-    window_start: int = 0
-    compression_epoch: int = 0
-    compacted_turns: int = 0
+    window_start: Count = 0
+    compression_epoch: Count = 0
+    compacted_turns: Count = 0
     # transcript offset up to which finalized episodes cover the turns
-    episodes_through: int = 0
+    episodes_through: Count = 0
     # working memory as of the last compaction: shown in the episode block until the next one
     snapshot: list[str] = Field(default_factory=list)
-    snapshot_revision: int = 0
+    snapshot_revision: Count = 0
     # model ref -> provider-reported input tokens / holon's estimate (smoothed)
-    calibration: dict[str, float] = Field(default_factory=dict)
+    calibration: dict[str, Ratio] = Field(default_factory=dict)
     # model ref -> a window learned from a context-length error (smaller than the configured one)
-    learned_window: dict[str, int] = Field(default_factory=dict)
+    learned_window: dict[str, Count] = Field(default_factory=dict)
     last_request: dict[str, Any] | None = None
     last_compaction: dict[str, Any] | None = None
 
@@ -102,25 +106,25 @@ class AgentState(_Record):
     status: AgentStatus = AgentStatus.awake_idle
     sleeping_until: str | None = None
     current_run_id: str | None = None
-    run_owner_pid: int | None = None
-    pending: int = 0
+    run_owner_pid: Count | None = None
+    pending: Count = 0
     active_task_ids: list[str] = Field(default_factory=list)
     last_wake_reason: str | None = None
     last_brief_at: str | None = None
     last_tick_at: str | None = None
     context_summary: str | None = None
-    compacted_message_count: int = 0
-    total_message_count: int = 0
-    total_input_tokens: int = 0
-    total_output_tokens: int = 0
-    total_model_rounds: int = 0
+    compacted_message_count: Count = 0
+    total_message_count: Count = 0
+    total_input_tokens: Count = 0
+    total_output_tokens: Count = 0
+    total_model_rounds: Count = 0
     token_usage: TokenUsageSummary = Field(default_factory=TokenUsageSummary)
-    token_usage_by_day: dict[str, int] = Field(default_factory=dict)
+    token_usage_by_day: dict[str, Count] = Field(default_factory=dict)
     model_override: str | None = None
     attached_workspaces: list[str] = Field(default_factory=list)
     active_workspace_id: str = "agent_home"
     cwd: str | None = None
-    turn_index: int = 0
+    turn_index: Count = 0
     last_turn: TurnTerminalRecord | None = None
     closure: dict[str, Any] | None = None
     last_continuation: dict[str, Any] | None = None
@@ -132,12 +136,31 @@ class AgentState(_Record):
     # settled
     inflight: dict[str, dict[str, Any]] = Field(default_factory=dict)
     last_settled_turn_id: str | None = None
+    # the message of the last settled turn, and whether it was to be dead-lettered: a tick that
+    # finds it still in queue/cur/ (a crash after the settle) finishes it instead of running it
+    last_settled_message_id: str | None = None
+    last_settled_dead_letter: bool = False
     paused_from: str | None = None
     working_memory: WorkingMemory = Field(default_factory=WorkingMemory)
     context: ContextState = Field(default_factory=ContextState)
     # the settings.json content (holon.home.settings) this state was last merged with: a
     # settings.json that differs was changed outside holon (a git checkout, an edit) and wins
     settings_basis: dict[str, Any] | None = None
+
+    @field_validator("inflight")
+    @classmethod
+    def _inflight(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        """A turn in flight names its turn and where it began in the transcript."""
+        for rec in value.values():
+            if not isinstance(rec.get("turn_id"), str):
+                raise ValueError("an in-flight turn has no turn_id")
+            for key in ("transcript_offset", "segment_offset"):
+                offset = rec.get(key, 0)
+                if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+                    raise ValueError(f"an in-flight turn has an invalid {key}")
+            if not isinstance(rec.get("model_ref") or "", str):
+                raise ValueError("an in-flight turn has an invalid model_ref")
+        return value
 
 
 class BriefRecord(_Record):

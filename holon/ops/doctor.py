@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from holon import clock, config, keys
+from holon import clock, config, jsonfile, keys
 from holon.agent.due import due_reasons
 from holon.errors import HolonError, UsageError
 from holon.home import registry
@@ -26,7 +26,6 @@ from holon.ops import schedule_found
 from holon.paths import config_path, holon_home
 from holon.procs import alive
 from holon.store import jsonl
-from holon.store.atomic import read_json
 from holon.tasks import store as task_store
 
 if TYPE_CHECKING:
@@ -71,11 +70,9 @@ def read_home(home: Home) -> tuple[dict[str, Any], dict[str, Any], dict[str, str
     found = []
     for path in (home.agent_json, home.state_json):
         try:
-            data = read_json(path, {})
+            data = jsonfile.object_of(path) or {}
         except (HolonError, OSError, ValueError) as exc:
             return {}, {}, problem(path, why(exc))
-        if not isinstance(data, dict):
-            return {}, {}, problem(path, "is not a JSON object")
         found.append(data)
     return found[0], found[1], None
 
@@ -247,7 +244,7 @@ def pending(home: Home) -> dict[str, Any]:
     since = min(times, default=None)
     if "timer_due" in reasons:
         try:
-            due_at = float(home.next_due.read_text().strip())
+            due_at = float((jsonfile.read_bytes(home.next_due, 64) or b"").strip())
             since = due_at if since is None else min(since, due_at)
         except (OSError, ValueError):
             pass

@@ -23,14 +23,16 @@ from typing import Any
 from pydantic import ValidationError
 
 from holon import clock, config
-from holon.agent import nextdue
+from holon.agent import nextdue, preflight, seal
 from holon.agent.handle import Agent
 from holon.home.layout import Home
 from holon.model.messages import MessageEnvelope
 from holon.model.records import AgentState, AgentStatus
+from holon.patch import journal
 from holon.runtime import scheduler
 from holon.runtime.turn import closure, loop, outage
 from holon.runtime.turn.state import TurnResult
+from holon.store import atomic
 from holon.store.locks import FileLock, LockBusy
 from holon.tasks import recovery
 
@@ -78,6 +80,7 @@ def tick(
     try:
         outage.check_settings()
         agent = Agent(home)
+        preflight.check(agent)  # a corrupt file stops the tick before any message is claimed
         recover(agent, report)
         turns = 0
         while True:
@@ -109,9 +112,15 @@ def _claim(agent: Agent, report: TickReport) -> tuple[str, MessageEnvelope] | No
             return None
         name, record = claimed
         try:
-            return name, MessageEnvelope.model_validate(record)
+            message = MessageEnvelope.model_validate(record)
         except ValidationError as exc:
             _dead_letter(agent, name, record, report, reason=_not_an_envelope(exc))
+            continue
+        refused = seal.verify(agent.home, record)  # only admission decides who sent it
+        if refused:
+            _dead_letter(agent, name, record, report, reason=refused)
+            continue
+        return name, message
 
 
 def _not_an_envelope(exc: ValidationError) -> str:
@@ -252,6 +261,9 @@ def recover(agent: Agent, report: TickReport) -> None:
         except ValidationError as exc:  # it would fail every later tick at its claim
             _dead_letter(agent, name, record, report, reason=_not_an_envelope(exc))
             continue
+        if record.get("id") == state.last_settled_message_id and record["id"] not in state.inflight:
+            _finish_settled(agent, name, record, state.last_settled_dead_letter, report)
+            continue
         not_before = outage.deferral_in_progress(record)
         if not_before is not None:  # the tick died deferring it: finish that, no attempt counted
             queue.release(name, not_before)
@@ -270,7 +282,50 @@ def recover(agent: Agent, report: TickReport) -> None:
             delivery_attempts=record["delivery_attempts"],
         )
     queue.clean_tmp()
+    journal.recover(agent.home.patches)  # an ApplyPatch killed part way: all old or all new
+    _remove_stale_temps(agent, state)
     recovery.recover_tasks(agent)
+
+
+def _remove_stale_temps(agent: Agent, state: AgentState) -> None:
+    """Temp files of atomic writes whose writer died before its rename: in the directories the
+    runtime writes whole files to (not the ledgers, which are appended), and the directories of
+    the tasks still running."""
+    home = agent.home
+    dirs = [home.dot, home.timers, *(home.task_dir(t) for t in state.active_task_ids)]
+    if state.status == AgentStatus.awake_running:  # a turn died: maybe while starting a task
+        dirs += _unrecorded_task_dirs(home)
+    removed = [name for d in dirs for name in atomic.remove_stale_temps(d)]
+    if removed:
+        agent.event("stale_temp_files_removed", files=removed)
+
+
+def _finish_settled(
+    agent: Agent, name: str, record: dict[str, Any], dead: bool, report: TickReport
+) -> None:
+    """A message whose turn settled before the tick died: finish what the tick was doing with its
+    file (done, or set aside after a permanent provider failure). Its turn is never run again."""
+    agent.event("message_settle_finished", message_id=record["id"], dead_letter=dead)
+    if dead:
+        reason = "because its provider failed for good"
+        record = {**record, "provider_retries": 0, "not_before": None}  # as outage.for_dead_letter
+        _dead_letter(agent, name, record, report, reason=reason, brief=False)
+    else:
+        agent.home.queue.done(name)
+
+
+def _unrecorded_task_dirs(home: Home) -> list[str]:
+    """Task directories without a task record: a turn killed while it started a command (its call
+    is reported interrupted). Listed only after such a crash."""
+    try:
+        entries = list(os.scandir(home.tasks))
+    except FileNotFoundError:
+        return []
+    return [
+        e.path
+        for e in entries
+        if e.is_dir() and not os.path.exists(os.path.join(e.path, "task.json"))
+    ]
 
 
 def _dead_letter(

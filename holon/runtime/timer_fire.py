@@ -10,7 +10,6 @@ from holon.agent import admission, timers
 from holon.agent.handle import Agent
 from holon.errors import HolonError
 from holon.runtime.turn.context import execution_root
-from holon.store.atomic import read_json
 from holon.tasks import command, spawn
 
 MAX_LISTED_MISSED = 20
@@ -26,8 +25,8 @@ def fire(agent: Agent, timer_ids: list[str]) -> list[str]:
     now = clock.now_ts()
     fired: list[str] = []
     for timer_id in timer_ids:
-        timer = read_json(timers.path(agent.home, timer_id))
-        if not isinstance(timer, dict) or float(timer.get("due_ts", float("inf"))) > now:
+        timer = timers.read_or_set_aside(agent.home, timer_id, agent.event)
+        if timer is None or float(timer["due_ts"]) > now:
             continue
         occurrences = _due_occurrences(timer, now)
         if _guard_allows(agent, timer):

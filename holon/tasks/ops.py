@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from holon.home.layout import Home
+from holon.ids import is_id
 from holon.store.atomic import write_text
 from holon.tasks import follow, inputchan, results, spawn, store
 from holon.text import head_tail
@@ -18,6 +19,8 @@ class TaskNotFound(LookupError):
 
 
 def get(home: Home, task_id: str) -> dict[str, Any]:
+    if not is_id(task_id):  # not a plain file name: it names no task, and no path is built
+        raise TaskNotFound(task_id)
     rec = store.load(home, task_id)
     if rec is None:
         raise TaskNotFound(task_id)

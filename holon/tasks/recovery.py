@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 
-from holon import clock
+from holon import clock, jsonfile
 from holon.agent.handle import Agent
 from holon.home.layout import Home
 from holon.procs import NO_PROC, group_members, proc_file, supervises
@@ -138,10 +138,10 @@ def _recover_unmarked(agent: Agent) -> list[str]:
         return []
     seen = f"{st.st_ino} {st.st_mtime_ns}\n"
     try:
-        if home.tasks_checked.read_text() == seen:
+        if jsonfile.read_bytes(home.tasks_checked, 256) == seen.encode():
             return []
-    except (FileNotFoundError, UnicodeDecodeError):
-        pass
+    except jsonfile.Unreadable:
+        pass  # not a small regular file (never blocks on a FIFO): check, and rewrite it
     recovered, again = [], False
     active = set(store.active_ids(home))
     for entry in sorted(os.scandir(home.tasks), key=lambda e: e.name):

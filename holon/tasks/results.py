@@ -10,6 +10,7 @@ from typing import Any
 from holon import clock
 from holon.agent.admission import admit
 from holon.home.layout import Home
+from holon.store import atomic
 from holon.store.artifacts import write_artifact
 from holon.tasks import store, tracking
 from holon.text import head_tail
@@ -55,6 +56,7 @@ def finish(
     store.clear_active(home, record["id"])
     store.remove_scratch(home, record["id"])
     _drop_channel(home, record["id"])
+    atomic.remove_stale_temps(home.task_dir(record["id"]))  # a killed writer's staged task.json
     return record
 
 

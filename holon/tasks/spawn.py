@@ -79,6 +79,8 @@ def start(
     confinement: Confinement,
 ) -> Running:
     try:
+        if "\x00" in cmd:
+            raise SpawnError("the command holds a NUL character", {"field": "cmd"})
         path = check_start(workdir, shell)
     except SpawnError:
         confinement.close()  # refused before any child: release the ruleset fd now
@@ -116,6 +118,9 @@ def start(
 
 def check_start(workdir: Path, shell: str) -> str:
     """The shell's path, or SpawnError when the workdir or the shell cannot be used."""
+    for name, value in (("workdir", os.fspath(workdir)), ("shell", shell)):
+        if "\x00" in value:  # the OS cannot take it: say so instead of a ValueError
+            raise SpawnError(f"the {name} holds a NUL character", {"field": name})
     if not os.path.isdir(workdir):
         raise SpawnError(
             f"workdir {workdir} does not exist or is not a directory", {"workdir": str(workdir)}

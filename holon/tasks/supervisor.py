@@ -53,7 +53,7 @@ def supervise(
     if fifo_fd is not None:
         sel.register(fifo_fd, selectors.EVENT_READ, "fifo")
     decoder = inputchan.Decoder()
-    out = os.open(tdir / "output.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    out = os.open(tdir / "output.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     ended_at = None
     open_outputs = set(outputs)
     while True:

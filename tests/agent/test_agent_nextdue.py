@@ -91,9 +91,11 @@ def test_refresh_does_not_rewrite_an_unchanged_file(agent, monkeypatch):
     assert nextdue.read(agent) == T0 + 60
 
 
-def test_read_tolerates_garbage(agent):
-    agent.next_due.write_text("soon\n")
-    assert nextdue.read(agent) is None
+def test_an_unreadable_index_reads_as_due_now(agent):
+    # early, never late: a tick that finds it due rewrites it
+    for garbage in ("soon\n", "nan\n", "inf\n", "\x00\x01"):
+        agent.next_due.write_text(garbage)
+        assert nextdue.read(agent) == 0.0
     agent.next_due.write_text(" 12.5 \n")
     assert nextdue.read(agent) == 12.5
 

@@ -99,14 +99,15 @@ def test_guard_that_hangs_times_out_as_declined(agent, monkeypatch):
     assert timers.load(agent) == []
 
 
-def test_unreadable_timer_file_is_skipped(agent, monkeypatch):
+def test_unreadable_timer_file_is_set_aside_and_the_others_fire(agent, monkeypatch):
     set_now(monkeypatch, T0)
     agent.timers.mkdir(parents=True, exist_ok=True)
     (agent.timers / "broken.json").write_text("[]")
     good = timers.create(agent, after="1s")
     set_now(monkeypatch, T0 + 5)
     assert timer_fire.fire(Agent(agent), ["broken", good["id"]]) == [good["id"]]
-    assert (agent.timers / "broken.json").exists()
+    assert not (agent.timers / "broken.json").exists()
+    assert (agent.timers / "broken.json.corrupt").read_text() == "[]"  # kept for the operator
 
 
 def test_due_occurrences_always_include_the_due_one():

@@ -148,3 +148,10 @@ def test_records_are_read_again_only_when_tasks_changed(agent):
     assert recovery.recover_tasks(Agent(agent)) == []
     record(agent, "task_later", pid=0)  # a new task directory: every record is read
     assert sorted(recovery.recover_tasks(Agent(agent))) == ["task_done", "task_later"]
+
+
+def test_a_fifo_in_place_of_the_check_mark_does_not_block_recovery(agent):
+    record(agent, "task_orphan", pid=_gone_pid(), supervisor=_gone_pid())
+    os.mkfifo(agent.tasks_checked)
+    assert recovery.recover_tasks(Agent(agent)) == ["task_orphan"]
+    assert agent.tasks_checked.is_file()  # replaced by the check it records

@@ -57,7 +57,8 @@ def test_finish_completed(agent):
         "kind": "task",
         "task_id": "task_1",
     }
-    assert (msg["trust"], msg["authority_class"]) == ("trusted_system", "runtime_instruction")
+    # command output, framed as ExecCommand's inline output is: evidence, no authority
+    assert (msg["trust"], msg["authority_class"]) == ("untrusted_external", "external_evidence")
     value = msg["body"]["value"]
     assert msg["body"]["type"] == "json"
     assert value == {

@@ -7,14 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from holon import config
-from holon.agent import budget
+from holon.agent import budget, preflight
 from holon.agent.handle import Agent
 from holon.context import memory, window
 from holon.model.conversation import UserItem
 from holon.patch.guidance import prompt_guidance
 from holon.prompt import request, turncontext, workqueue
 from holon.providers.runner import model_chain as chain_of
-from holon.store.atomic import read_json
 from holon.tools import registry
 from holon.tools.base import RenderPolicy, ToolContext
 from holon.tools.definitions import definitions
@@ -36,7 +35,7 @@ def execution_root(agent: Agent) -> tuple[Path, Path]:
     """(execution root, working directory): the agent home unless a workspace is active."""
     state = agent.state()
     root = agent.home.root
-    ws = read_json(agent.home.workspace_json, {}) or {}
+    ws = preflight.workspace(agent)  # checked: bounded, an object, a string execution_root
     if state.active_workspace_id != "agent_home" and ws.get("execution_root"):
         root = Path(ws["execution_root"])
     cwd = Path(state.cwd) if state.cwd else root

@@ -17,7 +17,7 @@ from holon.model.conversation import ProviderFailure, ProviderResponse
 from holon.model.messages import MessageEnvelope
 from holon.providers import resolve, runner
 from holon.runtime.turn import context, outage
-from holon.runtime.turn.settle import settle_failure, settle_success
+from holon.runtime.turn.settle import finish_failure, settle_failure, settle_success
 from holon.runtime.turn.state import TurnResult, TurnState, begin, call_key
 from holon.tools import registry
 from holon.tools.base import CallOutcome
@@ -52,6 +52,8 @@ def run(
     what becomes of the message (holon.runtime.turn.outage): with `can_defer`, an outage leaves the
     turn unsettled (status `deferred`); a permanent failure dead-letters `queue_file`."""
     ts = begin(agent, message, model=model)
+    if ts.failure is not None or ts.terminal_kind == "aborted":
+        return finish_failure(agent, ts)  # it crashed while settling as failed
     if ts.settled:
         return settle_success(agent, ts, already=True)
     chain = context.model_chain(agent, ts.model_ref)

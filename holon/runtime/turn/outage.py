@@ -93,9 +93,7 @@ def conclude(
         move=(str(dead), str(queue.new)),
         retries=ts.message.provider_retries,
     )
-    result = settle_failure(agent, ts, failure, timeline, note=note)
-    result.dead_letter = True
-    return result
+    return settle_failure(agent, ts, failure, timeline, note=note, dead_letter=True)
 
 
 def _deferred(

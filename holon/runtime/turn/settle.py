@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from holon import clock
-from holon.agent import timers
+from holon.agent import nextdue, timers
 from holon.agent.handle import Agent
 from holon.context import progress, window
 from holon.errors import UsageError
@@ -53,18 +53,22 @@ def failure_artifact(failure: ProviderFailure, timeline: dict[str, Any] | None) 
 
 
 def settle_success(agent: Agent, ts: TurnState, *, already: bool = False) -> TurnResult:
+    """Settle a turn whose model finished. Idempotent: a turn resumed after a crash part way
+    through writes only what is missing (its brief once, its terminal once, its state once)."""
     outcome = turn_outcome(agent, ts)
     text = ts.final_text
-    if not already:
-        if ts.brief is None:
-            ts.brief = agent.brief(
-                "result",
-                outcome.brief_text(text),
-                related_message_id=ts.message.id,
-                visibility=outcome.visibility,
-                turn_id=ts.turn_id,
-                work_item_id=outcome.work_item_id,
-            )
+    if ts.brief is None:
+        ts.brief = agent.brief(
+            "result",
+            outcome.brief_text(text),
+            related_message_id=ts.message.id,
+            visibility=outcome.visibility,
+            turn_id=ts.turn_id,
+            work_item_id=outcome.work_item_id,
+        )
+    elif ts.resumed:
+        agent.keep_brief(ts.brief)
+    if not (already or ts.settled):
         _terminal(agent, ts, "completed")
     if agent.state().last_settled_turn_id != ts.turn_id:
         apply_effects(agent, outcome.effects, model_ref=ts.model_ref)
@@ -80,12 +84,13 @@ def settle_failure(
     timeline: dict[str, Any] | None,
     *,
     note: str | None = None,
+    dead_letter: bool = False,
 ) -> TurnResult:
     """Settle the turn as failed; `note` (what becomes of its message) follows the summary in the
-    failure brief."""
+    failure brief; `dead_letter`: its message is set aside rather than done."""
     artifact = failure_artifact(failure, timeline).model_dump(exclude_none=True)
     usage = ts.usage.model_dump()
-    agent.transcript(
+    ts.failure = agent.transcript(
         "runtime_failure",
         turn_id=ts.turn_id,
         message_id=ts.message.id,
@@ -93,7 +98,9 @@ def settle_failure(
         failure_artifact=artifact,
         provider_attempt_timeline=timeline,
         token_usage=usage,
-    )
+        **({"note": note} if note else {}),
+        **({"dead_letter": True} if dead_letter else {}),
+    )["data"]
     agent.event(
         "runtime_error",
         turn_id=ts.turn_id,
@@ -104,14 +111,34 @@ def settle_failure(
         provider_attempt_timeline=timeline,
         token_usage=usage,
     )
-    text = f"{artifact['summary']}\n\n{note}" if note else artifact["summary"]
-    ts.brief = agent.brief("failure", text, related_message_id=ts.message.id, turn_id=ts.turn_id)
-    _terminal(agent, ts, "aborted")
+    return finish_failure(agent, ts)
+
+
+def finish_failure(agent: Agent, ts: TurnState) -> TurnResult:
+    """The rest of a failed turn's settle, from its runtime_failure record: what a turn resumed
+    after a crash in the middle of settling as failed runs, writing only what is missing."""
+    data = ts.failure or {}
+    artifact = data.get("failure_artifact") or {}
+    note = data.get("note")
+    summary = artifact.get("summary") or data.get("summary") or "turn failed"
+    text = f"{summary}\n\n{note}" if note else summary
+    if ts.brief is None:
+        ts.brief = agent.brief(
+            "failure", text, related_message_id=ts.message.id, turn_id=ts.turn_id
+        )
+    elif ts.resumed:
+        agent.keep_brief(ts.brief)
+    if not ts.settled:
+        _terminal(agent, ts, "aborted")
     work_item_id = agent.state().bound_work_item_id or agent.state().current_work_item_id
-    _commit_state(agent, ts, "failed", None)
+    dead_letter = bool(data.get("dead_letter"))
+    _commit_state(agent, ts, "failed", None, dead_letter=dead_letter)
     _remember(agent, ts, "failed", work_item_id, False)
     result = _result(agent, ts, "failed", ts.final_text, artifact)
-    result.provider_attempt_timeline = timeline or result.provider_attempt_timeline
+    result.provider_attempt_timeline = (
+        data.get("provider_attempt_timeline") or result.provider_attempt_timeline
+    )
+    result.dead_letter = dead_letter
     if note:
         result.extra["note"] = note
     return result
@@ -129,7 +156,7 @@ def apply_effects(agent: Agent, effects: ToolEffects, *, model_ref: str | None =
         pass
     if sleep.until:
         reason = f" Reason: {sleep.reason}" if sleep.reason else ""
-        timers.create(
+        timer = timers.build(
             agent.home,
             at=clock.parse_iso(sleep.until).timestamp(),
             timer_id=SLEEP_TIMER_ID,
@@ -137,6 +164,8 @@ def apply_effects(agent: Agent, effects: ToolEffects, *, model_ref: str | None =
             source="sleep",
             model_ref=model_ref,
         )
+        nextdue.lower(agent.home, timer["due_ts"])  # before the file: a crash leaves it early
+        timers.save(agent.home, timer)
 
 
 def _remember(
@@ -180,12 +209,22 @@ def _terminal(agent: Agent, ts: TurnState, kind: str) -> None:
         )
 
 
-def _commit_state(agent: Agent, ts: TurnState, outcome: str, turn: TurnOutcome | None) -> None:
+def _commit_state(
+    agent: Agent,
+    ts: TurnState,
+    outcome: str,
+    turn: TurnOutcome | None,
+    *,
+    dead_letter: bool = False,
+) -> None:
     def apply(s: AgentState) -> None:
         s.inflight.pop(ts.message.id, None)
         if s.last_settled_turn_id == ts.turn_id:
             return
         s.last_settled_turn_id = ts.turn_id
+        # the tick finishes this message's queue file from these after a crash (tick.recover)
+        s.last_settled_message_id = ts.message.id
+        s.last_settled_dead_letter = dead_letter
         s.turn_index += 1
         usage = ts.usage
         summary = s.token_usage

@@ -41,6 +41,10 @@ class TurnState:
     started: float = field(default_factory=time.monotonic)
     resumed: bool = False
     settled: bool = False
+    terminal_kind: str | None = None  # the turn_terminal's kind once settled (completed|aborted)
+    # the turn's runtime_failure record, once it began to settle as failed: a resumed turn
+    # finishes that settle instead of going on
+    failure: dict[str, Any] | None = None
     brief: dict[str, Any] | None = None
     offset: int = 0  # transcript offset of the turn's message line
     # this turn's transcript entries in order (message, turn_context, rounds, results): the
@@ -170,8 +174,10 @@ def _resume(
             ts.results[data["key"]] = data
         elif kind == "brief":
             ts.brief = data.get("brief")
+        elif kind == "runtime_failure":
+            ts.failure = data
         elif kind == "turn_terminal":
-            ts.settled = True
+            ts.settled, ts.terminal_kind = True, data.get("kind")
     if interleaved and not ts.settled:
         _new_segment(agent, ts)
     if ts.model_ref != inflight.get("model_ref"):

@@ -1,0 +1,69 @@
+"""`holon doctor --repair`: set aside what holon can rebuild, and rebuild it.
+
+What is derived is repaired; what an operator chose is not (a corrupt settings.json, agent.json
+or budget.json is reported with the file to restore):
+
+- `registry.json` that cannot be read: kept as `registry.json.corrupt-<time>`, and a new one is
+  written from the homes under $HOLON_HOME/agents (a readable one loses entries whose home is gone);
+- a run state (`state.json`) that is not valid: set aside and rebuilt from the ledgers;
+- a wake hint that cannot be read: set aside (the agent is still woken by the next tick).
+
+Each action is {"file", "action", "detail"}; a home that cannot be opened is {"file", "action":
+"failed", "detail": "<kind>: <message>", "hint"}.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from holon.agent import wakehints
+from holon.agent.handle import Agent
+from holon.errors import HolonError
+from holon.home import registry, runstate
+from holon.home.layout import Home
+
+
+def repair(agents: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """Repair the registry and every home (or the AGENTs named); what was done, in order."""
+    actions: list[dict[str, Any]] = []
+    _, error = registry.load_or_none()
+    if error is not None:
+        done = registry.rebuild()
+        actions.append(
+            _action(
+                registry.registry_path(),
+                "rebuilt",
+                f"{done['agents']} agent(s) found; the old file is {done['set_aside']}",
+            )
+        )
+    homes = [registry.resolve(a) for a in agents] if agents else registry.scan()[0]
+    for home in homes:
+        actions += repair_home(home)
+    return actions
+
+
+def repair_home(home: Home) -> list[dict[str, Any]]:
+    actions = []
+    try:
+        runstate.read(home)
+        state_ok = True
+    except runstate.Unreadable as exc:
+        state_ok, problem = False, str(exc)
+    try:
+        agent = Agent(home)  # sets an unreadable run state aside and rebuilds it
+        agent.state()
+        if not state_ok:
+            actions.append(_action(home.state_json, "rebuilt", f"it {problem}; set aside"))
+        for path in (home.wake_hint, home.wake_hint_converting):
+            if os.path.lexists(path) and wakehints.read(agent, path) is None:
+                actions.append(_action(path, "set_aside", "it could not be read as a wake hint"))
+    except HolonError as exc:
+        failed = _action(home.agent_json, "failed", f"{exc.kind}: {exc.message}")
+        actions.append({**failed, "hint": exc.hint})
+    return actions
+
+
+def _action(path: os.PathLike, action: str, detail: str) -> dict[str, Any]:
+    return {"file": os.fspath(path), "action": action, "detail": detail}
