@@ -2,8 +2,9 @@
 # CGI bridge: POST /cgi-bin/holon-trigger.cgi with header "Authorization: Bearer <token>"
 # (or ?token=... if your caller cannot set headers). The request body, up to 64 KiB,
 # becomes the wake hint payload. Works behind any CGI-capable server (nginx+fcgiwrap,
-# Apache mod_cgi, lighttpd, busybox httpd). The token is passed as an argument only to
-# holon; never log QUERY_STRING or Authorization in your server config.
+# Apache mod_cgi, lighttpd, busybox httpd). The token reaches holon in its environment
+# (HOLON_TRIGGER_TOKEN), never on its command line where `ps` shows it to every user;
+# never log QUERY_STRING or Authorization in your server config.
 HOLON=${HOLON:-/usr/local/bin/holon}
 export HOLON_HOME=${HOLON_HOME:-/var/lib/holon}
 
@@ -17,7 +18,8 @@ fi
 
 len=${CONTENT_LENGTH:-0}
 [ "$len" -gt 65536 ] && len=65536
-head -c "$len" | "$HOLON" trigger deliver "$token" --source "${HTTP_X_SOURCE:-http}" \
+head -c "$len" | HOLON_TRIGGER_TOKEN="$token" "$HOLON" trigger deliver \
+  --source "${HTTP_X_SOURCE:-http}" \
   --content-type "${CONTENT_TYPE:-text/plain}" >/dev/null 2>&1
 case $? in
   0) printf 'Status: 202 Accepted\r\nContent-Type: text/plain\r\n\r\naccepted\n' ;;

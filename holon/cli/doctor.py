@@ -9,14 +9,20 @@ import click
 @click.command("doctor")
 @click.argument("agents", nargs=-1, metavar="[AGENT]...")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document with every finding.")
-def doctor_cmd(agents: tuple[str, ...], as_json: bool) -> None:
+@click.option(
+    "--repair",
+    is_flag=True,
+    help="First set aside and rebuild what holon can: an unreadable registry.json (from the "
+    "homes under $HOLON_HOME/agents), run state or wake hint; each action is listed.",
+)
+def doctor_cmd(agents: tuple[str, ...], as_json: bool, repair: bool) -> None:
     """Check the installation and every agent; each problem comes with the command that fixes it.
 
     What an unattended tick would run into: the HOLON_HOME in use (the first line), whether
     config.toml parses, whether a scheduler entry ticks this HOLON_HOME with a command that
     exists, and for each agent (all of them, or the AGENTs named) its model and where its key
     comes from, a home that is gone or corrupt, the last tick and last failure, dead letters,
-    stuck tasks and work that waits with no tick. Reads only.
+    stuck tasks and work that waits with no tick. Reads only, unless --repair.
 
     Exit codes: 0 when no finding is an error (warnings included); 1 when any finding is an
     error; 2 for an unknown AGENT.
@@ -24,10 +30,17 @@ def doctor_cmd(agents: tuple[str, ...], as_json: bool) -> None:
     from holon.cli.output import emit_json
     from holon.ops import doctor
 
+    repaired = None
+    if repair:
+        from holon.ops.repair import repair as run_repair
+
+        repaired = run_repair(agents)
     report = doctor.run(agents)
     if as_json:
-        emit_json(report)
+        emit_json(report if repaired is None else {**report, "repaired": repaired})
     else:
+        for action in repaired or ():
+            click.echo(f"repaired: {action['file']}: {action['action']} ({action['detail']})")
         click.echo(render(report))
     click.get_current_context().exit(1 if report["status"] == "error" else 0)
 

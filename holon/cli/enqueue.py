@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from holon.cli.output import emit_json, parse_json_arg, read_text_arg
+from holon.cli.inputs import checked_label, parse_json_arg, read_text_arg
+from holon.cli.output import emit_json
 
 
 @click.command("enqueue")
@@ -17,7 +18,12 @@ from holon.cli.output import emit_json, parse_json_arg, read_text_arg
 )
 @click.option("--source", help="Channel id, webhook source, timer id or subsystem name.")
 @click.option("--text", help="Text body (`-` for stdin).")
-@click.option("--json-body", "json_body", help="JSON body: a literal, @path, or - for stdin.")
+@click.option(
+    "--json-body",
+    "json_body",
+    help="JSON body: a literal, @path (a regular file), or - for stdin; strict JSON (no NaN), "
+    "nested at most 64 deep.",
+)
 @click.option(
     "--priority",
     type=click.Choice(["interject", "next", "normal", "background"]),
@@ -61,10 +67,10 @@ def enqueue_cmd(
         "enqueue",
         kind,
         body,
-        source=source,
+        source=checked_label(source, "--source"),
         priority=priority,
-        event_type=event_type,
-        sender_id=sender,
+        event_type=checked_label(event_type, "--event-type"),
+        sender_id=checked_label(sender, "--sender"),
     )
     if as_json:
         emit_json(env)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import sys
@@ -9,6 +10,23 @@ import sys
 import click
 
 from holon import __version__
+
+# errno -> (kind, hint) of an OSError that reaches the CLI; anything else is io_error
+_OS_ERROR = ("io_error", "check the path, its permissions and the disk, then run the command again")
+_DISK_FULL = (
+    "disk_full",
+    "free space on the disk of the agent home, then run the command again; nothing was "
+    "half-written",
+)
+_OS_ERRORS: dict[int | None, tuple[str, str]] = {
+    errno.ENOSPC: _DISK_FULL,
+    errno.EDQUOT: _DISK_FULL,
+    errno.EROFS: ("read_only", "the agent home is on a read-only file system"),
+}
+
+_BUSY_HINT = (
+    "another tick or command is working on it: wait for it to finish, then run the command again"
+)
 
 # command name -> "module:attribute"
 COMMANDS: dict[str, str] = {
@@ -44,6 +62,21 @@ COMMANDS: dict[str, str] = {
 
 
 class LazyGroup(click.Group):
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        for arg in args:  # argv that is not UTF-8 arrives with lone surrogates no file can hold
+            try:
+                arg.encode("utf-8")
+            except UnicodeEncodeError:
+                from holon.errors import InvalidInput
+
+                raise InvalidInput(
+                    f"argument {arg.encode('utf-8', 'backslashreplace').decode()[:200]!r} "
+                    "is not valid UTF-8",
+                    kind="invalid_utf8",
+                    hint="pass arguments in UTF-8",
+                ) from None
+        return super().parse_args(ctx, args)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
 
@@ -71,10 +104,15 @@ def cli() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from holon.cli.output import guard_terminal
     from holon.errors import HolonError
+    from holon.store.locks import LockBusy
 
+    guard_terminal()  # untrusted text reaches a terminal escaped, a pipe byte for byte
     try:
-        rv = cli.main(args=argv, prog_name="holon", standalone_mode=False)
+        # color=True: click must not strip escape sequences from a pipe (its default), so a pipe
+        # gets every byte; on a terminal the guard above escapes them instead
+        rv = cli.main(args=argv, prog_name="holon", standalone_mode=False, color=True)
     except HolonError as exc:
         _error(exc.kind, exc.message, exc.hint)
         return exc.exit_code
@@ -91,6 +129,16 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         _silence_broken_pipe()
         return 0
+    except LockBusy as exc:  # a lock wait ran out: another holon process holds it
+        _error("busy", f"another holon process holds the lock {exc}", _BUSY_HINT)
+        return 1
+    except OSError as exc:  # the machine said no: a full disk, a read-only or vanished file
+        if os.environ.get("HOLON_DEBUG") == "1":
+            raise
+        kind, hint = _OS_ERRORS.get(exc.errno, _OS_ERROR)
+        where = f": {exc.filename}" if exc.filename else ""
+        _error(kind, f"{exc.strerror or exc}{where}", hint)
+        return 1
     except Exception as exc:  # a bug: say so plainly, trace only on request
         if os.environ.get("HOLON_DEBUG") == "1":
             raise
@@ -104,9 +152,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _error(kind: str, message: str, hint: str | None) -> None:
-    click.echo(f"holon: {kind}: {message}", err=True)
+    click.echo(f"holon: {kind}: {_one_line(message)}", err=True)
     if hint:
         click.echo(f"hint: {hint}", err=True)
+
+
+def _one_line(message: str, limit: int = 600) -> str:
+    """An error message as one bounded line: it may quote input of any size or shape."""
+    flat = " ".join(str(message).splitlines())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _silence_broken_pipe() -> None:

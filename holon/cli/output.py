@@ -1,4 +1,5 @@
-"""Rendering helpers shared by commands: one JSON document, JSON lines, reading input."""
+"""Rendering helpers shared by commands: one JSON document, JSON lines, reading input, and the
+terminal guard that keeps escape sequences in untrusted text off the operator's terminal."""
 
 from __future__ import annotations
 
@@ -8,7 +9,63 @@ from typing import Any
 
 import click
 
-from holon.errors import InvalidInput
+from holon.cli.inputs import parse_json_arg, read_text_arg  # noqa: F401  (re-exported)
+from holon.safetext import for_terminal
+
+
+class TerminalGuard:
+    """A text stream in front of a terminal: every write passes through `for_terminal`, so text
+    from outside (command output, channel messages, briefs, errors quoting input) cannot move the
+    cursor, retitle the window or hide itself. `\\u001b` is also a JSON escape: JSON shown on a
+    terminal stays valid and means the same. Anything else is the wrapped stream's."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):  # click probes with b"" to tell text streams from binary
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self._stream.write(for_terminal(text))
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    @property
+    def buffer(self) -> _BinaryGuard:
+        return _BinaryGuard(self._stream.buffer)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+class _BinaryGuard:
+    """The guard for bytes written to the terminal's binary buffer (click writes bytes there)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, data: bytes) -> int:
+        text = bytes(data).decode("utf-8", "replace")
+        self._stream.write(for_terminal(text).encode("utf-8"))
+        return len(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def guard_terminal() -> None:
+    """Put a TerminalGuard in front of stdout and stderr where they are terminals; a pipe or a
+    file keeps every byte as written. Called once by `holon.cli.main.main`."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        try:
+            tty = stream is not None and stream.isatty()
+        except (AttributeError, ValueError):
+            tty = False
+        if tty and not isinstance(stream, TerminalGuard):
+            setattr(sys, name, TerminalGuard(stream))
 
 
 def emit_json(value: Any) -> None:
@@ -20,49 +77,3 @@ def emit_jsonl(records: Any) -> None:
     for rec in records:
         out.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
     out.flush()
-
-
-def read_text_arg(text: str | None, what: str = "TEXT") -> str:
-    """TEXT, or `-` (or nothing, when stdin is not a terminal) for standard input; UTF-8 only."""
-    if text is not None and text != "-":
-        return text
-    if text is None and sys.stdin.isatty():
-        raise InvalidInput(
-            f"no {what} given", kind="missing_input", hint=f"pass {what}, or `-` to read stdin"
-        )
-    data = sys.stdin.buffer.read()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidInput(
-            f"standard input is not valid UTF-8 (byte {exc.start})",
-            kind="invalid_utf8",
-            hint="send UTF-8 text",
-        ) from None
-
-
-def parse_json_arg(raw: str, what: str) -> Any:
-    if raw.startswith("@"):
-        try:
-            with open(raw[1:], "rb") as fh:
-                raw = fh.read().decode("utf-8")
-        except FileNotFoundError:
-            raise InvalidInput(
-                f"{what}: no such file {raw[1:]}",
-                kind="invalid_json",
-                hint="give a JSON literal, @path or - for stdin",
-            ) from None
-        except UnicodeDecodeError:
-            raise InvalidInput(
-                f"{what}: file is not UTF-8", kind="invalid_utf8", hint="send UTF-8 JSON"
-            ) from None
-    elif raw == "-":
-        raw = read_text_arg("-", what)
-    try:
-        return json.loads(raw)
-    except ValueError as exc:
-        raise InvalidInput(
-            f"{what} is not valid JSON: {exc}",
-            kind="invalid_json",
-            hint="give a JSON literal, @path or - for stdin",
-        ) from None

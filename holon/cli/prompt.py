@@ -87,7 +87,7 @@ def run_cmd(
         keep=keep,
         model=model,
         wait_for_tasks=not no_wait_for_tasks,
-        on_kept=lambda notice: click.echo(f"holon: {notice}", err=True),
+        on_kept=lambda notice: click.echo(f"note: {notice}", err=True),  # before the error line
     )
     if not as_json:
         for task in outcome.get("tasks", []):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from holon.cli.inputs import FiniteRange
 from holon.cli.output import emit_json
 
 
@@ -20,13 +21,14 @@ def _home(agent: str):
 
 def _run(fn, home, task_id, *a, **kw):
     from holon.errors import InvalidInput
+    from holon.ids import quote
     from holon.tasks.ops import TaskNotFound
 
     try:
         return fn(home, task_id, *a, **kw)
     except TaskNotFound:
         raise InvalidInput(
-            f"no task {task_id!r}", kind="unknown_task", hint="see `holon task list AGENT`"
+            f"no task {quote(task_id)}", kind="unknown_task", hint="see `holon task list AGENT`"
         ) from None
 
 
@@ -70,7 +72,11 @@ def status_cmd(agent: str, task_id: str, as_json: bool) -> None:
 @click.argument("agent")
 @click.argument("task_id")
 @click.option(
-    "--wait", "timeout", type=float, default=0.0, help="Seconds to wait for the task to end."
+    "--wait",
+    "timeout",
+    type=FiniteRange(0, 3600),
+    default=0.0,
+    help="Seconds to wait for the task to end (at most 3600).",
 )
 @click.option("--json", "as_json", is_flag=True, help="The TaskOutputResult as JSON.")
 def output_cmd(agent: str, task_id: str, timeout: float, as_json: bool) -> None:
@@ -104,14 +110,14 @@ def output_cmd(agent: str, task_id: str, timeout: float, as_json: bool) -> None:
 )
 @click.option(
     "--timeout",
-    type=click.FloatRange(0, 120),
+    type=FiniteRange(0, 120),
     default=5.0,
     show_default=True,
     help="Seconds to wait for output after TEXT; 0 returns at once.",
 )
 @click.option(
     "--settle",
-    type=click.FloatRange(0.05, 10),
+    type=FiniteRange(0.05, 10),
     default=0.5,
     show_default=True,
     help="Without --expect: stop once the output has been quiet this many seconds.",

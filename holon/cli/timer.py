@@ -16,10 +16,13 @@ def timer_cmd() -> None:
 
 @timer_cmd.command("create")
 @click.argument("agent")
-@click.option("--after", help="One-shot after a duration: 90s, 10m, 2h, 1d.")
-@click.option("--every", help="Repeat on a fixed planned schedule: 15m, 1h.")
+@click.option("--after", help="One-shot after a duration: 90s, 10m, 2h, 1d (at most 3660d).")
+@click.option("--every", help="Repeat on a fixed planned schedule: 15m, 1h (from 1s to 3660d).")
 @click.option(
-    "--cron", "cron_expr", help='Cron expression in the agent time zone, e.g. "0 8 * * 1-5".'
+    "--cron",
+    "cron_expr",
+    help="Cron expression in the agent time zone: exactly five fields (minute hour day-of-month "
+    'month day-of-week), e.g. "0 8 * * 1-5".',
 )
 @click.option("--tz", help="IANA time zone for --cron (default: local).")
 @click.option("--text", default="", help="Text the timer_tick message carries.")

@@ -6,7 +6,8 @@ import json
 
 import click
 
-from holon.cli.output import emit_json, parse_json_arg
+from holon.cli.inputs import parse_json_object
+from holon.cli.output import emit_json
 
 
 @click.group("tool")
@@ -16,12 +17,13 @@ def tool_group() -> None:
 
 def _tool_or_usage(name: str):
     from holon.errors import UsageError
+    from holon.ids import quote
     from holon.tools import registry
 
     tool = registry.get(name)
     if tool is None:
         raise UsageError(
-            f"no tool named {name!r}",
+            f"no tool named {quote(name)}",
             kind="unknown_tool",
             hint="valid tools: " + ", ".join(registry.names()),
         )
@@ -105,19 +107,12 @@ def call_cmd(agent: str, name: str, input_: str, render: bool) -> None:
     2 for bad usage: invalid JSON, a non-object, an unknown agent, or an
     unknown tool NAME (a typo on the command line is usage, not a tool result).
     """
-    from holon.errors import InvalidInput
     from holon.home.registry import resolve
     from holon.ops import tools
 
     home = resolve(agent)
     _tool_or_usage(name)
-    arguments = parse_json_arg(input_, "--input")
-    if not isinstance(arguments, dict):
-        raise InvalidInput(
-            "--input must be a JSON object",
-            kind="invalid_json",
-            hint='e.g. --input \'{"cmd": "ls"}\'',
-        )
+    arguments = parse_json_object(input_, "--input")
     outcome = tools.call(home, name, arguments)
     click.echo(
         outcome.rendered if render else json.dumps(outcome.envelope, ensure_ascii=False, indent=2)

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import os
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
 from holon.model.conversation import AssistantItem, ToolCall, ToolResultItem, UserItem
+from holon.safetext import one_line
 
 ITEM_OVERHEAD = 6  # role and framing tokens per item, roughly
 
@@ -78,12 +80,31 @@ def safe_start(f: Any, start: int, size: int) -> int:
 
 
 def message_text(data: dict[str, Any]) -> str:
-    """A message as the model sees it: a provenance line, then the body."""
-    head = (
-        f"[{data.get('message_kind')} · origin {data.get('origin_kind')} · "
-        f"{data.get('authority_class')} · trust {data.get('trust')}]"
-    )
-    return f"{head}\n{data.get('text', '')}"
+    """A message as the model sees it: a provenance line, then the body. The provenance line is
+    the only line of a message that begins with an opening bracket: a body line that would begin
+    with one (after blanks or invisible characters) gets a backslash in front, so content can
+    never pass for the line the model is told to trust."""
+    fields = ("message_kind", "origin_kind", "authority_class", "trust")
+    kind, origin, authority, trust = (one_line(str(data.get(f)), 80) for f in fields)
+    head = f"[{kind} · origin {origin} · {authority} · trust {trust}]"
+    return f"{head}\n{quote_content(str(data.get('text', '')))}"
+
+
+def quote_content(text: str) -> str:
+    """`text` with a backslash before every line that would begin with a bracket, a line break
+    being anything a model may read as one (CR, form feed, U+2028, ...)."""
+    lines = text.splitlines(keepends=True)
+    if not any(_looks_like_provenance(line) for line in lines):
+        return text
+    return "".join("\\" + line if _looks_like_provenance(line) else line for line in lines)
+
+
+def _looks_like_provenance(line: str) -> bool:
+    for ch in line:
+        if ch.isspace() or unicodedata.category(ch) in ("Cf", "Cc"):
+            continue
+        return ch == "\\" or (unicodedata.category(ch) == "Ps" and ch not in "({")
+    return False
 
 
 def items_from(entries: list[dict[str, Any]]) -> list[Any]:

@@ -22,13 +22,12 @@ else `[providers.openai-codex] base_url`, else the ChatGPT backend.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from holon import keys
+from holon import jsonfile, keys
 from holon.model.conversation import ProviderFailure, ProviderRequest, ProviderResponse
 from holon.providers import errors
 from holon.providers.openai_responses import (
@@ -56,7 +55,7 @@ def credentials(env: str | None = TOKEN_ENV) -> tuple[str | None, str | None, st
         return token, None, keys.source(env) or "environment"
     path = auth_file()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonfile.load(path, 1 << 20)  # bounded, never blocks on a FIFO
     except (OSError, ValueError):
         return None, None, str(path)
     tokens = data.get("tokens") if isinstance(data, dict) else None

@@ -13,6 +13,7 @@ from typing import Any
 from holon import config
 from holon.model.conversation import ProviderFailure
 from holon.providers import resolve, runner
+from holon.safetext import redact_url
 
 
 def retry_policy() -> dict[str, Any]:
@@ -45,7 +46,7 @@ def _entry(provider_id: str) -> dict[str, Any]:
         "source": source,
         "transport": conf["transport"],
         "supported": conf["problem"] is None,
-        "base_url": conf["base_url"],
+        "base_url": redact_url(conf["base_url"]) if conf["base_url"] else None,
         "settings_sources": conf["sources"],
     }
     if conf["problem"] is not None:

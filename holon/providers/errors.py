@@ -29,6 +29,7 @@ from typing import Any
 
 from holon import keys
 from holon.model.conversation import ProviderFailure
+from holon.safetext import redact_urls
 
 REDACTED = "[REDACTED]"
 _CONTEXT_CODES = {"context_length_exceeded", "string_above_max_length"}
@@ -73,10 +74,31 @@ def missing_key(provider: str, key_env: str, model_ref: str) -> ProviderFailure:
 
 
 def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """`text` without `secrets`, bearer tokens, or credentials in a URL (user:password@, a
+    key-like query parameter)."""
     for secret in secrets:
         if secret and len(secret) >= 4:
             text = text.replace(secret, REDACTED)
-    return _BEARER.sub(r"\1" + REDACTED, text)
+    return redact_urls(_BEARER.sub(r"\1" + REDACTED, text))
+
+
+def scrub(failure: ProviderFailure) -> ProviderFailure:
+    """A failure as it may be recorded (timeline, events, briefs, stderr): its message and every
+    string of its diagnostics passed through `redact`. The runner scrubs each failure it sees."""
+    failure.message = redact(failure.message)
+    failure.args = (failure.message,)
+    failure.diagnostics = _scrubbed(failure.diagnostics)
+    return failure
+
+
+def _scrubbed(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _scrubbed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrubbed(v) for v in value]
+    return value
 
 
 def source_chain(exc: BaseException) -> list[str]:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import Any
 
-from holon import keys
+from holon import jsonfile, keys
 from holon.model.conversation import (
     AssistantItem,
     PromptFrame,
@@ -26,7 +27,7 @@ from holon.model.conversation import (
 )
 from holon.providers import errors
 from holon.providers.lowering import freeform_text
-from holon.store.atomic import read_json, write_json
+from holon.store.atomic import write_json
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -330,6 +331,15 @@ def output_as_input(request: ProviderRequest, response: ProviderResponse) -> lis
     return input_items(replay)
 
 
+def _saved(path: Path) -> Any:
+    """The saved continuation; None when it is missing or cannot be read (the full request is
+    sent, and the file rewritten after it)."""
+    try:
+        return jsonfile.load(path, 1 << 20)
+    except jsonfile.Unreadable:
+        return None
+
+
 def incremental(
     params: dict[str, Any], request: ProviderRequest, saved: Any
 ) -> dict[str, Any] | None:
@@ -398,7 +408,7 @@ class OpenAIResponsesProvider:
         params = request_params(request)
         params["max_output_tokens"] = request.max_output_tokens
         path = self.continuation_path
-        lowered = incremental(params, request, read_json(path)) if path is not None else None
+        lowered = incremental(params, request, _saved(path)) if path is not None else None
         if lowered is not None:
             try:
                 response = self._send(api_key, lowered, request.timeout_s)

@@ -21,6 +21,7 @@ from holon.model.conversation import (
     ProviderResponse,
     TokenUsage,
 )
+from holon.providers.errors import scrub
 
 MAX_RETRIES = 2
 MAX_ATTEMPTS = MAX_RETRIES + 1
@@ -68,7 +69,7 @@ def run_round(
         try:
             provider = make(model_ref)
         except ProviderFailure as exc:
-            last = exc
+            last = exc = scrub(exc)
             attempts.append(
                 _record(
                     provider_id,
@@ -91,7 +92,7 @@ def run_round(
             try:
                 response = provider.complete(req)
             except ProviderFailure as exc:
-                last = exc
+                last = exc = scrub(exc)
                 dur = int((time.monotonic() - started) * 1000)
                 if exc.kind == "context_length_exceeded":
                     attempts.append(

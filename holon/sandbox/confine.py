@@ -6,8 +6,8 @@
 1. When a protected path (this agent's `.holon/`, holon's own files in $HOLON_HOME) lies inside a
    writable root, the child enters a private mount namespace and binds it read-only over itself
    (the command's scratch directory, inside `.holon/scratch/`, is bound writable first), and
-   masks keys.json with /dev/null; then it changes to its working directory again, so no
-   directory handle of the old mount survives.
+   masks the secret files (keys.json, the admission key) with /dev/null; then it changes to its
+   working directory again, so no directory handle of the old mount survives.
 2. Landlock: reads everywhere; writes only beneath the mode's writable roots, the scratch
    directory and device files; TCP connect and bind denied when the network is; signals
    outside the sandbox denied (ABI 6). Without a mount namespace, a writable root that contains a
@@ -82,6 +82,12 @@ def protected_paths(home: Home) -> list[str]:
     return sorted(p for p in set(found) if os.path.lexists(p))
 
 
+def secret_files(home: Home) -> list[str]:
+    """Files no command may read: holon's provider keys and the key that seals admitted messages
+    (holon.agent.seal). Masked in a mount namespace (seatbelt: denied); Landlock alone cannot."""
+    return [_real(paths.holon_home() / "keys.json"), _real(home.admission_key)]
+
+
 def writable_roots(policy: Policy, execution_root: Path) -> list[str]:
     if policy.mode == "read-only":
         return []
@@ -138,7 +144,7 @@ def prepare(home: Home, *, execution_root: Path, workdir: Path, scratch: Path) -
             policy,
             writable=writable_roots(policy, execution_root) + [_real(scratch)],
             protected=protected_paths(home),
-            masked=[_real(paths.holon_home() / "keys.json")],
+            masked=secret_files(home),
         )
         return Confinement(policy, env, "seatbelt", argv_prefix=[SANDBOX_EXEC, "-p", profile])
     return _linux(home, policy, env, execution_root, workdir, scratch)
@@ -183,7 +189,7 @@ def _linux(
     protected = protected_paths(home)
     roots = writable_roots(policy, root)
     inside = [p for p in protected if any(_inside(p, r) for r in roots)]
-    masked = [k for k in (_real(paths.holon_home() / "keys.json"),) if os.path.isfile(k)]
+    masked = [k for k in secret_files(home) if os.path.isfile(k)]
     use_ns = bool(inside or masked) and mountns.available()
     ruleset = landlock.Ruleset(abi, deny_tcp=policy.network == "deny")
     try:

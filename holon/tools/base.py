@@ -19,16 +19,40 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 from holon.agent.handle import Agent
 from holon.home.layout import Home
 
 
 class ToolArgs(BaseModel):
-    """Base of every tool's arguments: unknown fields are rejected, never silently ignored."""
+    """Base of every tool's arguments: unknown fields are rejected, never silently ignored; types
+    are strict (no `true` for an integer, no `"5"` for a number); no string holds a NUL unless
+    its field is named in `nul_ok`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
+    nul_ok: ClassVar[frozenset[str]] = frozenset()
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_nul(cls, value: Any, info: ValidationInfo) -> Any:
+        if isinstance(value, str) and "\x00" in value and info.field_name not in cls.nul_ok:
+            raise ValueError("must not contain a NUL character")
+        return value
+
+
+MAX_QUOTED = 200  # characters of any one string an error quotes (an input can be megabytes)
+
+
+def bounded(value: Any, limit: int = MAX_QUOTED) -> Any:
+    """`value` with every string longer than `limit` cut (an error never echoes a whole input)."""
+    if isinstance(value, str):
+        return value if len(value) <= limit else value[: limit - 1] + "…"
+    if isinstance(value, dict):
+        return {bounded(k, limit): bounded(v, limit) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [bounded(v, limit) for v in value]
+    return value
 
 
 class ToolFailure(Exception):
@@ -53,9 +77,9 @@ class ToolFailure(Exception):
     def to_error(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
-            "message": self.message,
-            "details": self.details,
-            "recovery_hint": self.recovery_hint,
+            "message": bounded(self.message, 2 * MAX_QUOTED),
+            "details": bounded(self.details),
+            "recovery_hint": bounded(self.recovery_hint, 4 * MAX_QUOTED),
             "retryable": self.retryable,
         }
 

@@ -7,7 +7,7 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from holon import clock
-from holon.agent import admission, budget
+from holon.agent import admission, budget, timers
 from holon.tools.base import SleepEffect, Tool, ToolArgs, ToolContext, ToolEffects, ToolOutput
 
 
@@ -30,6 +30,7 @@ class Sleep(Tool):
         duration_ms: int | None = Field(
             None,
             ge=0,
+            le=timers.MAX_DELAY_S * 1000,
             description="Optional timed wake-up in ms; omit to rest until another wake signal.",
         )
         reason: str | None = Field(None, description="Why you sleep and what should wake you.")

@@ -8,12 +8,12 @@ canonical error envelope, never as an exception.
 from __future__ import annotations
 
 import importlib
-import json
 import os
 from typing import Any
 
+from holon import strictjson
 from holon.tools import envelope
-from holon.tools.base import CallOutcome, Tool, ToolContext, ToolFailure
+from holon.tools.base import CallOutcome, Tool, ToolContext, ToolFailure, bounded
 from holon.tools.catalog import BUILTINS
 
 _EXTRA: dict[str, Tool] = {}  # tools registered at run time (plugins, tests' side-effect tools)
@@ -82,18 +82,23 @@ def parse_args(tool: Tool, arguments: dict[str, Any] | None, raw: str | None) ->
             arguments = tool.parse_freeform(raw)
         else:
             try:
-                arguments = json.loads(raw) if raw.strip() else {}
-            except ValueError as exc:
+                arguments = strictjson.loads(raw) if raw.strip() else {}
+            except strictjson.InvalidJson as exc:
                 raise invalid_input(tool.name, f"arguments are not valid JSON: {exc}", {}) from None
     if not isinstance(arguments, dict):
         raise invalid_input(tool.name, "arguments must be a JSON object", {})
     try:
+        strictjson.check(arguments)
+    except strictjson.InvalidJson as exc:
+        raise invalid_input(tool.name, str(exc), {}) from None
+    try:
         return tool.Args.model_validate(arguments)
     except ValidationError as exc:
         first = exc.errors()[0]
-        field = ".".join(str(p) for p in first.get("loc", ()))
+        field = bounded(".".join(str(p) for p in first.get("loc", ())))
         msg = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or '$'}: {e['msg']}" for e in exc.errors()[:5]
+            f"{bounded('.'.join(str(p) for p in e['loc'])) or '$'}: {e['msg']}"
+            for e in exc.errors()[:5]
         )
         raise invalid_input(tool.name, msg, {"field": field} if field else {}) from None
 
@@ -111,7 +116,7 @@ def call(
     tool = get(name)
     if tool is None:
         return failed(
-            name,
+            bounded(name),
             ToolFailure(
                 "unknown_tool",
                 f"no tool named {name!r}",

@@ -35,6 +35,7 @@ class TaskOutputArgs(TaskIdArgs):
 
 
 class TaskInputArgs(TaskIdArgs):
+    nul_ok: ClassVar[frozenset[str]] = frozenset({"input"})  # a NUL byte is valid terminal input
     input: str = Field(
         description="Text to write to the task's stdin or terminal; include a trailing newline "
         "to submit a line. Control characters are typed as such (\u0003 is Ctrl-C on a tty)."

@@ -7,7 +7,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from holon.agent import workitems
+from holon.agent import timers, workitems
 from holon.agent.handle import Agent
 from holon.tools.base import (
     CompletionEffect,
@@ -29,7 +29,7 @@ completion report."""
 
 
 class Todo(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     text: str = Field(min_length=1)
     state: Literal["pending", "in_progress", "completed"] = "pending"
 
@@ -129,7 +129,10 @@ class UpdateWorkItem(Tool):
         todo_list: list[Todo] | None = None
         blocked_by: str | None = None
         recheck_after: int | None = Field(
-            None, gt=0, description="Milliseconds until a recheck reminder."
+            None,
+            gt=0,
+            le=timers.MAX_DELAY_S * 1000,
+            description="Milliseconds until a recheck reminder.",
         )
 
     def run(self, ctx: ToolContext, args: Args) -> ToolOutput:

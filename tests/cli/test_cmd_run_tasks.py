@@ -140,7 +140,7 @@ def test_ctrl_c_while_waiting_keeps_the_home_under_the_running_task(script, runs
     assert proc.returncode == 130 and out == ""
     (record,) = store.all_records(Home(root))
     assert record["status"] == "running"  # it did not wait the task out
-    assert f"holon: kept the temporary agent at {root}: task {record['id']} is still" in err
+    assert f"note: kept the temporary agent at {root}: task {record['id']} is still" in err
     assert Home(root).exists()
     wait_for(lambda: "task_result" in queued_kinds(root), timeout=10)  # delivered, not lost
 

@@ -244,3 +244,22 @@ def test_without_the_opt_in_previous_response_id_is_never_sent(agent, server, mo
     assert len(server.requests) == 6
     assert all("previous_response_id" not in r.json for r in server.requests)
     assert not agent.provider_continuation.exists()
+
+
+@pytest.mark.parametrize("garbage", ["{", "[1, 2]", "fifo"])
+def test_an_unreadable_continuation_sends_the_full_request(garbage, agent, server, monkeypatch):
+    d = _driver(ResponsesKit(), agent, server, monkeypatch, 200_000)
+    _opt_in("env", monkeypatch)
+    d.plan = _reply_by_input
+    d.run_turn("first")
+    saved = agent.provider_continuation
+    saved.unlink()
+    if garbage == "fifo":
+        os.mkfifo(saved)  # never opened for reading: it would block the turn
+    else:
+        saved.write_text(garbage)
+    server.requests.clear()
+    turn = d.run_turn("second")
+    assert turn["status"] == "completed", turn
+    assert "previous_response_id" not in server.requests[0].json
+    assert server.requests[1].json["previous_response_id"]  # rewritten after the full request
