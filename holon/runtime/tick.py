@@ -26,6 +26,7 @@ from holon import clock, config
 from holon.agent import nextdue, preflight, seal
 from holon.agent.handle import Agent
 from holon.home.layout import Home
+from holon.ids import is_id
 from holon.model.messages import MessageEnvelope
 from holon.model.records import AgentState, AgentStatus
 from holon.patch import journal
@@ -292,7 +293,8 @@ def _remove_stale_temps(agent: Agent, state: AgentState) -> None:
     runtime writes whole files to (not the ledgers, which are appended), and the directories of
     the tasks still running."""
     home = agent.home
-    dirs = [home.dot, home.timers, *(home.task_dir(t) for t in state.active_task_ids)]
+    active = [home.task_dir(t) for t in state.active_task_ids if is_id(t)]
+    dirs = [home.dot, home.timers, *active]
     if state.status == AgentStatus.awake_running:  # a turn died: maybe while starting a task
         dirs += _unrecorded_task_dirs(home)
     removed = [name for d in dirs for name in atomic.remove_stale_temps(d)]
