@@ -23,6 +23,14 @@ def forge(home: Home, record: dict, name: str) -> None:
     (home.queue.new / name).write_text(json.dumps(record) + "\n")
 
 
+def tick_until_idle(holon, tmp_path: Path, turns: int) -> None:
+    """`holon tick a --until-idle` with a script of `turns` plain answers."""
+    script = tmp_path / "s.jsonl"
+    script.write_text("".join(json.dumps({"text": f"done {i}"}) + "\n" for i in range(turns)))
+    proc = holon("tick", "a", "--model", f"scripted/{script}", "--until-idle")
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_forged_and_edited_queue_files_are_set_aside_unrun(home, holon, tmp_path):
     proc = holon("enqueue", "a", "--kind", "channel_event", "--text", "real news")
     assert proc.returncode == 0, proc.stderr
@@ -42,10 +50,7 @@ def test_forged_and_edited_queue_files_are_set_aside_unrun(home, holon, tmp_path
     unsealed = {k: v for k, v in escalated.items() if k != "seal"} | {"id": "msg_forged2"}
     forge(home, escalated, "0-00000000000000000001-1-aaaaaaaa.json")
     forge(home, unsealed, "0-00000000000000000002-1-bbbbbbbb.json")
-    script = tmp_path / "s.jsonl"
-    script.write_text("".join(json.dumps({"text": f"done {i}"}) + "\n" for i in range(3)))
-    proc = holon("tick", "a", "--model", f"scripted/{script}", "--until-idle")
-    assert proc.returncode == 0, proc.stderr
+    tick_until_idle(holon, tmp_path, 3)
     transcript = home.transcript.read_text()
     assert "FORGED" not in transcript and "real news" in transcript
     dead = home.queue.dead_letters()
@@ -78,10 +83,7 @@ def test_messages_queued_before_seals_still_run_after_the_upgrade_and_only_they(
     old = json.loads((home.queue.new / home.queue.pending()[0]).read_text())
     forged = {**old, "id": "msg_after1", "body": {"type": "text", "text": "FORGED later"}}
     forge(home, forged, "2-99999999999999999999-1-cccccccc.json")
-    script = tmp_path / "s.jsonl"
-    script.write_text("".join(json.dumps({"text": f"done {i}"}) + "\n" for i in range(3)))
-    proc = holon("tick", "a", "--model", f"scripted/{script}", "--until-idle")
-    assert proc.returncode == 0, proc.stderr
+    tick_until_idle(holon, tmp_path, 3)
     transcript = home.transcript.read_text()
     assert "queued before the upgrade" in transcript and "deferred before the upgrade" in transcript
     assert "FORGED" not in transcript
@@ -91,9 +93,6 @@ def test_messages_queued_before_seals_still_run_after_the_upgrade_and_only_they(
 def test_a_fifo_in_the_queue_is_set_aside_without_blocking_the_tick(home, holon, tmp_path):
     os.mkfifo(home.queue.new / "0-00000000000000000001-1-aaaaaaaa.json")
     assert holon("enqueue", "a", "--kind", "channel_event", "--text", "real news").returncode == 0
-    script = tmp_path / "s.jsonl"
-    script.write_text(json.dumps({"text": "done"}) + "\n")
-    proc = holon("tick", "a", "--model", f"scripted/{script}", "--until-idle")
-    assert proc.returncode == 0, proc.stderr
+    tick_until_idle(holon, tmp_path, 1)
     assert "real news" in home.transcript.read_text()
     assert home.queue.pending() == []
