@@ -16,16 +16,20 @@ process counts as the task's supervisor only if its command line names the
 task, and a command group is stopped only if its leader's command line names
 the task's directory or a member runs for this home: after a restored commit,
 a reboot or a long time, the pid in a marker may belong to someone else. A
-record left `running` with no marker (a tick that died while it promoted the
-command) is lost too, once its supervisor is gone and it is older than a
-promotion takes; every record is checked when `tasks/` changed since the last
-check (`.holon/tasks.checked`), so an idle agent with thousands of finished
-tasks reads none of them.
+record left `running` with no marker (a process that died while it promoted
+the command) is lost too. A turn promotes only under the turn lock this
+recovery holds, so the promoting turn is dead: the record is lost at once,
+unless the supervisor that turn launched is still starting (its marker is then
+awaited). An operator's `holon tool call` promotes without that lock, so its
+record is lost only once older than a promotion takes. Every record is
+checked when `tasks/` changed since the last check (`.holon/tasks.checked`),
+so an idle agent with thousands of finished tasks reads none of them.
 """
 
 from __future__ import annotations
 
 import os
+import time
 
 from holon import clock, jsonfile
 from holon.agent.handle import Agent
@@ -34,7 +38,8 @@ from holon.procs import NO_PROC, group_members, proc_file, supervises
 from holon.store.atomic import write_text
 from holon.tasks import results, spawn, store, tracking
 
-PROMOTION_GRACE_S = 120.0  # a running record without a marker may still be being promoted
+PROMOTION_GRACE_S = 120.0  # an operator's unmarked running record may still be being promoted
+SUPERVISOR_START_S = 10.0  # at most this long for a launched supervisor to write its marker
 
 
 def recover_tasks(agent: Agent) -> list[str]:
@@ -154,7 +159,7 @@ def _recover_unmarked(agent: Agent) -> list[str]:
         if supervises(supervisor, entry.name):
             again = True  # the marker was lost, not the supervisor: it still finishes the task
             continue
-        if not supervisor and _younger_than(record, PROMOTION_GRACE_S):
+        if not supervisor and _being_promoted(home, record, entry.name):
             again = True  # perhaps being promoted right now: look again next tick
             continue
         if _recover_one(agent, entry.name, supervisor):
@@ -162,6 +167,38 @@ def _recover_unmarked(agent: Agent) -> list[str]:
     if not again:
         write_text(home.tasks_checked, seen)
     return recovered
+
+
+def _being_promoted(home: Home, record: dict, task_id: str) -> bool:
+    """Might the promotion of this unmarked `running` record still finish? A turn's cannot (its
+    turn is dead: recovery holds the turn lock), except that the supervisor it launched may not
+    have written its marker yet: that is awaited while its starter runs. An operator's may, for
+    PROMOTION_GRACE_S."""
+    if record.get("origin", "turn" if record.get("parent_message_id") else "operator") != "turn":
+        return _younger_than(record, PROMOTION_GRACE_S)
+    deadline = time.monotonic() + SUPERVISOR_START_S
+    while time.monotonic() < deadline:
+        if store.read_marker(home, task_id):
+            return True
+        starting = _starter_running(task_id)
+        if starting is False or (starting is None and not _younger_than(record, 2.0)):
+            break
+        time.sleep(0.05)
+    return bool(store.read_marker(home, task_id)) or _starter_running(task_id) is True
+
+
+def _starter_running(task_id: str) -> bool | None:
+    """Is a `python -m holon.tasks.supervisor HOME TASK_ID` process alive? None without /proc."""
+    try:
+        pids = [int(n) for n in os.listdir("/proc") if n.isdigit()]
+    except OSError:
+        return None
+    needle = task_id.encode()
+    for pid in pids:
+        argv = proc_file(pid, "cmdline").split(b"\0")
+        if b"holon.tasks.supervisor" in argv and needle in argv:
+            return True
+    return False
 
 
 def _younger_than(record: dict, seconds: float) -> bool:

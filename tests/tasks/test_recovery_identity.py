@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 
 import pytest
 from helpers import wait_for
@@ -37,12 +38,12 @@ def _gone_pid() -> int:
     return proc.pid
 
 
-def record(home, task_id, *, pid=0, supervisor=None, marker=None, updated_at=OLD):
+def record(home, task_id, *, pid=0, supervisor=None, marker=None, updated_at=OLD, parent=None):
     rec = store.new_record(
         home.agent_id,
         task_id,
         {"cmd": "sleep 30", "cmd_digest": "sha256:x"},
-        parent_message_id=None,
+        parent_message_id=parent,
         wrapper_pid=pid,
         supervisor_pid=supervisor,
     )
@@ -114,7 +115,37 @@ def test_a_running_record_without_marker_is_lost_once_its_supervisor_is_gone(age
     assert recovery.recover_tasks(Agent(agent)) == []  # once
 
 
-def test_a_record_without_a_supervisor_yet_may_be_in_promotion(agent):
+def test_a_record_of_a_dead_turn_is_lost_at_once(agent):
+    """A turn promotes under the turn lock recovery holds: its unmarked record, however young,
+    will never get a supervisor (unless one is starting, below)."""
+    record(agent, "task_new", updated_at="2999-01-01T00:00:00.000Z", parent="msg_1")
+    assert recovery.recover_tasks(Agent(agent)) == ["task_new"]
+    assert store.load(agent, "task_new")["status"] == "failed"
+
+
+def test_the_marker_of_a_supervisor_still_starting_is_awaited(agent, monkeypatch):
+    record(agent, "task_new", updated_at="2999-01-01T00:00:00.000Z", parent="msg_1")
+    starter = subprocess.Popen(  # what spawn.launch_supervisor runs, as /proc shows it
+        [
+            sys.executable,
+            "-c",
+            "import time; time.sleep(30)",
+            "holon.tasks.supervisor",
+            "h",
+            "task_new",
+        ]
+    )
+    try:
+        monkeypatch.setattr(recovery, "SUPERVISOR_START_S", 0.5)
+        assert recovery.recover_tasks(Agent(agent)) == []  # left for the supervisor to come
+        assert store.load(agent, "task_new")["status"] == "running"
+    finally:
+        starter.kill()
+        starter.wait()
+    assert recovery.recover_tasks(Agent(agent)) == ["task_new"]  # the starter died markerless
+
+
+def test_an_operators_record_without_a_supervisor_yet_may_be_in_promotion(agent):
     record(agent, "task_new", updated_at="2999-01-01T00:00:00.000Z")  # just written
     assert recovery.recover_tasks(Agent(agent)) == []
     assert not agent.tasks_checked.exists()  # it is looked at again next tick
