@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from holon import jsonfile
-from holon.errors import OperationFailed
-from holon.ids import check_id, quote
+from holon.errors import InvalidInput, OperationFailed
+from holon.ids import ID_RULE, quote
 from holon.store.atomic import DIR_MODE, make_private_dir, tighten
 from holon.store.queue import Queue
 
@@ -179,16 +179,17 @@ class Home:
     skills = property(lambda self: self.root / "skills")
     work_items_dir = property(lambda self: self.root / "work-items")
 
-    # An id becomes one path segment only once it is checked (`invalid_id` otherwise), so an id
-    # from outside ("../agent", "a/b", "") can never name a file outside its directory.
+    # An id becomes exactly one path segment (`invalid_id` otherwise), so an id from outside
+    # ("../agent", "a/b", "") can never name a file outside its directory. Ids from the command
+    # line and from tools are held to holon.ids.check_id before they get here.
     def task_dir(self, task_id: str) -> Path:
-        return self.tasks / check_id(task_id, "task id")
+        return self.tasks / segment(task_id, "task id")
 
     def scratch_dir(self, task_id: str) -> Path:
-        return self.scratch / check_id(task_id, "task id")
+        return self.scratch / segment(task_id, "task id")
 
     def plan_path(self, work_item_id: str) -> Path:
-        return self.work_items_dir / check_id(work_item_id, "work item id") / "plan.md"
+        return self.work_items_dir / segment(work_item_id, "work item id") / "plan.md"
 
     @cached_property
     def queue(self) -> Queue:
@@ -273,6 +274,21 @@ def read_identity(path: os.PathLike) -> dict[str, Any]:
     if problem:
         raise corrupt(path, problem, AGENT_JSON_HINT)
     return ident
+
+
+def segment(name: object, what: str) -> str:
+    """`name` when it is one path segment (not empty, ".", "..", and no "/" or NUL), which every
+    directory entry's name is; else InvalidInput `invalid_id`."""
+    if (
+        isinstance(name, str)
+        and name not in ("", ".", "..")
+        and "/" not in name
+        and "\0" not in name
+    ):
+        return name
+    raise InvalidInput(
+        f"invalid {what} {quote(name)}", kind="invalid_id", hint=f"an id uses {ID_RULE}"
+    )
 
 
 AGENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # always fullmatch: `$` allows a "\n"

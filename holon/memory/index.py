@@ -558,6 +558,8 @@ def _plan_changes(w: _Writer, *, force: bool) -> list[dict[str, Any]]:
     out = []
     for row in w.conn.execute("SELECT * FROM sources WHERE name LIKE 'plan:%'").fetchall():
         rec = json.loads(row["extra"])
+        if not _PLAIN_ID.fullmatch(str(rec.get("id"))):
+            continue  # indexed without a plan (index_work_item): its id never becomes a path
         path = w.home.plan_path(rec["id"])
         try:
             st = path.stat()
