@@ -143,8 +143,12 @@ def input_cmd(
     from holon.tasks import ops
 
     if expect is not None:
+        import warnings
+
         try:
-            re.compile(expect)
+            with warnings.catch_warnings():  # "possible nested set" and the like: not errors
+                warnings.simplefilter("ignore")
+                re.compile(expect)
         except re.error as exc:
             raise InvalidInput(
                 f"--expect is not a valid regular expression: {exc}",

@@ -217,7 +217,10 @@ def resolve(arg: str) -> Home:
         candidate = agents_dir() / arg
         if is_home(candidate):
             return Home(candidate, arg)
-    candidate = Path(arg).expanduser()
+    try:
+        candidate = Path(arg).expanduser()
+    except RuntimeError:  # "~name" of no user: a literal relative path
+        candidate = Path(arg)
     if is_home(candidate):
         return Home(candidate)
     if error is not None:  # the id may be in the registry that cannot be read

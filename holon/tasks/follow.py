@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -82,7 +83,10 @@ def after(
     spawn = _log_spawn(path, offset, ended)
     try:
         if expect is not None:
-            index = spawn.expect([re.compile(expect), pexpect.EOF, pexpect.TIMEOUT], timeout)
+            with warnings.catch_warnings():  # a FutureWarning about the pattern is not an error
+                warnings.simplefilter("ignore")
+                pattern = re.compile(expect)
+            index = spawn.expect([pattern, pexpect.EOF, pexpect.TIMEOUT], timeout)
             matched = spawn.after if index == 0 else None
             text = spawn.before + (matched or "")
             outcome = ("matched", "task_ended", "timeout")[index]

@@ -233,3 +233,13 @@ def test_a_lock_timeout_is_reported_as_busy(a: Path, monkeypatch, capsys) -> Non
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith("holon: busy: another holon process holds the lock ")
     assert err[1].startswith("hint: ") and len(err) == 2
+
+
+def test_an_agent_named_like_an_unknown_users_home_is_unknown(a: Path) -> None:
+    proc = run("model", "clear", "~nosuchuser0")
+    assert proc.returncode == 2 and proc.stderr.startswith("holon: unknown_agent: "), proc.stderr
+
+
+def test_an_expect_pattern_that_warns_is_no_internal_error(a: Path) -> None:
+    proc = run("task", "input", "a", "tsk_none", "x", "--expect", "[[")
+    assert "internal_error" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr

@@ -28,7 +28,7 @@ from helpers import run, subprocess_env
 from holon.store import crashpoint, jsonl
 
 FULL = os.environ.get("HOLON_CRASH_SWEEP") == "full"
-SAMPLE = 10  # steps per operation and action in the default sweep
+SAMPLE = 4  # spread steps per operation in the default sweep (plus the first and the last three)
 
 
 def pick(n: int) -> list[int]:
