@@ -76,7 +76,14 @@ def run(
     deadline = run_.started + spec.yield_ms / 1000
     if run_.stdin_fd is not None and not promote:
         os.close(run_.stdin_fd)
-    done = spawn.collect(run_, deadline)
+    try:
+        done = spawn.collect(run_, deadline)
+    except BaseException:  # Ctrl-C or an error while the command runs in the foreground: it has
+        spawn.kill_group(run_.proc.pid, grace=0.5)  # no record and no supervisor, so it stops
+        spawn.close(run_)
+        run_.proc.wait()
+        store.remove_scratch(home, task_id)
+        raise
     if not done and not promote:
         spawn.kill_group(run_.proc.pid, grace=0.5)
         spawn.collect(run_, time.monotonic() + 0.5)

@@ -163,3 +163,37 @@ def test_a_run_without_tasks_is_unchanged(script, runs):
     r = holon_run(runs, "--model", script({"text": "plain"}, name="p.jsonl"), "--no-wait-for-tasks")
     assert (r.returncode, r.stdout, r.stderr) == (0, "plain\n", "")
     assert os.listdir(runs) == []
+
+
+def test_ctrl_c_on_prompt_during_a_command_leaves_no_command_without_a_record(
+    script, holon_env, tmp_path
+):
+    """Ctrl-C while `holon prompt` runs a foreground command: the command is stopped (it had no
+    task record), or, if it was promoted, its task is recorded and finishes."""
+    assert run("init", "--agent-id", "a").returncode == 0
+    started, effect = tmp_path / "started", tmp_path / "effect"
+    cmd = f"touch {started}; sleep 3; touch {effect}"
+    args = {"cmd": cmd, "yield_time_ms": 20000, "login": False}
+    model = script({"tool_calls": [{"name": "ExecCommand", "arguments": args}]}, {"text": "ok"})
+    proc = subprocess.Popen(
+        [*holon_cmd(), "prompt", "a", "--model", model, "go"],
+        env=subprocess_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(started.exists, timeout=15)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=15)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    home = Home(holon_env / "agents" / "a")
+    records = store.all_records(home)
+    time.sleep(3.5)  # the command would have finished by now
+    if not records:
+        assert not effect.exists()  # stopped with the interrupted turn, not left running
+    else:
+        wait_for(lambda: store.all_records(home)[0]["status"] in store.TERMINAL, timeout=10)
