@@ -28,7 +28,8 @@ def _escape(match: re.Match[str]) -> str:
 
 def for_terminal(text: str) -> str:
     """`text` with every character that could drive a terminal (escape sequences, C1 controls,
-    a bare carriage return, bidi overrides) shown as `\\uXXXX`; newlines and tabs are kept."""
+    a bare carriage return, bidi overrides) shown as `\\u` and four hex digits; newlines and tabs
+    are kept."""
     if text.isprintable() or not _TERMINAL.search(text.replace("\r\n", "\n")):
         return text
     parts = text.split("\r\n")

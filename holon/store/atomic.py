@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from pathlib import Path
@@ -56,7 +57,7 @@ def write_all(fd: int, data: bytes | memoryview, step: str) -> None:
     while view:
         n = os.write(fd, view)
         if n <= 0:
-            raise OSError(28, os.strerror(28))
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         view = view[n:]
 
 
