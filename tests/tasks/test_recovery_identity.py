@@ -137,6 +137,7 @@ def test_the_marker_of_a_supervisor_still_starting_is_awaited(agent, monkeypatch
     )
     try:
         monkeypatch.setattr(recovery, "SUPERVISOR_START_S", 0.5)
+        wait_for(lambda: recovery._starter_running("task_new"))  # as /proc shows it, once exec'd
         assert recovery.recover_tasks(Agent(agent)) == []  # left for the supervisor to come
         assert store.load(agent, "task_new")["status"] == "running"
     finally:
