@@ -209,11 +209,9 @@ def test_paused_agent_queues_but_does_not_run(agent, script):
 
 
 def test_second_tick_exits_at_once_while_first_holds_the_lock(agent, script, tmp_path):
-    fx = tmp_path / "fx"
-    model = script(
-        {"tool_calls": [{"name": "AppendLine", "arguments": {"line": "slow", "sleep_ms": 1500}}]},
-        {"text": "done"},
-    )
+    fx, release = tmp_path / "fx", tmp_path / "release"
+    slow = {"line": "slow", "sleep_ms": 60000, "until_file": str(release)}
+    model = script({"tool_calls": [{"name": "AppendLine", "arguments": slow}]}, {"text": "done"})
     env = subprocess_env(
         HOLON_TOOL_PLUGINS="plugins.sidefx:AppendLine",
         SIDEFX_FILE=str(fx),
@@ -225,11 +223,11 @@ def test_second_tick_exits_at_once_while_first_holds_the_lock(agent, script, tmp
     deadline = time.time() + 10
     while not fx.exists() and time.time() < deadline:
         time.sleep(0.02)
-    t0 = time.time()
     second = run("tick", "a", "--json", env=env)
-    assert time.time() - t0 < 1.2
+    assert first.poll() is None  # the first still holds the lock: the second did not wait for it
     assert second.returncode == 0
     assert json.loads(second.stdout)["agents"][0]["outcome"] == "busy"
+    release.touch()
     assert first.wait(timeout=20) == 0
 
 

@@ -11,6 +11,7 @@ from holon.tools.base import Tool, ToolArgs, ToolContext, ToolOutput
 class AppendArgs(ToolArgs):
     line: str
     sleep_ms: int = 0
+    until_file: str | None = None  # with sleep_ms: stop sleeping once this file exists
 
 
 class AppendLine(Tool):
@@ -24,8 +25,11 @@ class AppendLine(Tool):
             fh.write(f"{ctx.turn_id}:{ctx.tool_call_id}:{args.line}\n")
             fh.flush()
             os.fsync(fh.fileno())
-        if args.sleep_ms:
-            time.sleep(args.sleep_ms / 1000)
+        deadline = time.monotonic() + args.sleep_ms / 1000
+        while time.monotonic() < deadline:
+            if args.until_file and os.path.exists(args.until_file):
+                break
+            time.sleep(0.02)
         return ToolOutput(summary_text=f"appended {args.line}", result={"line": args.line})
 
 
