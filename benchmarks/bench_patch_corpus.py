@@ -15,8 +15,9 @@ lines at the corresponding places), `refused` when the tool fails, and `misappli
 reports success and the content differs: the one outcome a patch tool must never produce. A case
 is `locatable` when every hunk's old lines are the unique match within max(20, 2 x old lines) of
 its hint (the header's line, moved by the previous hunk's true offset), or at the hint itself (a
-hunk that only adds lines: at the hint, which is the start or the end of the file); holon is
-expected to apply every locatable case.
+hunk that only adds lines: at the hint, which is the start or the end of the file). A hunk without
+a context line with text counts only as that unique match, even at its hint: its line number alone
+cannot tell it from a copy nearby. holon is expected to apply every locatable case.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ class Hunk:
     old: list[bytes]  # context and removed lines (body text, without the tag)
     new_len: int
     header_at: int  # index of the header line in the diff
+    context: bool = False  # a context line with text: without one, only uniqueness places it
 
 
 @dataclass
@@ -85,6 +87,7 @@ def parse_hunks(diff: list[bytes]) -> list[Hunk]:
             hunks.append(Hunk(int(match.group(1)), [], 0, i))
         elif hunks and line[:1] in (b" ", b"-"):
             hunks[-1].old.append(line[1:].rstrip(b"\n").removesuffix(b"\r"))
+            hunks[-1].context |= line[:1] == b" " and bool(line[1:].strip())
         if hunks and not match and line[:1] in (b" ", b"+"):
             hunks[-1].new_len += 1
     return hunks
@@ -152,7 +155,7 @@ def locatable(pre: bytes, hunks: list[Hunk], truth: list[int]) -> bool:
         hint, m = a + drift, len(h.old)
         if not h.old and not (t == hint and (hint == len(keys) or hint == lo == 0)):
             return False  # an insertion without context is placed only at the file's edges
-        if t != hint:
+        if t != hint or not h.context:  # without context text, the hint alone proves nothing
             reach = max(20, 2 * m)
             window = range(max(lo, hint - reach), min(len(keys) - m, hint + reach) + 1)
             if [s for s in window if keys[s : s + m] == h.old] != [t]:

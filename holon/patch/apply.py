@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from holon.patch.align import hinted_start, place_all
 from holon.patch.matcher import Locator, Placement, radius
 from holon.patch.model import FilePatch, Hunk
 from holon.patch.textfile import TextFile, encode
@@ -28,16 +29,16 @@ def diagnostic(
 def apply_hunks(text: TextFile, patch: FilePatch, path: str) -> tuple[bytes, list[dict[str, Any]]]:
     """The new content of `path` and the advisory diagnostics; raises PatchError when a hunk cannot
     apply."""
-    locator = Locator(text.keys, path)
     diags: list[dict[str, Any]] = []
+    for number, hunk in enumerate(patch.hunks, 1):
+        _check_counts(hunk, number, path, diags)
+    placements = place_all(Locator(text.keys, path), patch.hunks)
     out: list[str] = []
     literal = patch.literal_eol
     pos = drift = 0
     eof_hunk: Hunk | None = None
-    for number, hunk in enumerate(patch.hunks, 1):
-        _check_counts(hunk, number, path, diags)
-        hinted = hunk.old_start if not hunk.old_lines else max(hunk.old_start - 1, 0)
-        placement = locator.place(hunk, number, hinted + drift, pos)
+    for number, (hunk, placement) in enumerate(zip(patch.hunks, placements, strict=True), 1):
+        hinted = hinted_start(hunk)
         if placement.relaxed:
             diags.append(
                 diagnostic(
@@ -69,6 +70,11 @@ def _offset(
     how = ""
     if placement.search == "nearest":
         how = "; other matches within the window were further from the hint"
+    elif placement.search == "patch":
+        how = (
+            "; a match nearer its hint would have left this file's other hunks further from "
+            "their headers"
+        )
     elif placement.search == "file":
         how = (
             f"; nothing matched within {radius(hunk)} lines of line {hint + 1}, so the whole file "

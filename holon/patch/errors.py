@@ -68,9 +68,9 @@ HINTS: dict[str, str] = {
     ),
     "ambiguous_context": (
         "The hunk's context matches several places near its '@@ -old_start' line (or, with none "
-        "near, several in the file), none nearer to that line than the others: add "
-        "surrounding context lines (or correct the line number) so the hunk matches exactly one "
-        "place."
+        "near, several in the file) and neither that line nor the file's other hunks single one "
+        "out: add surrounding context lines (or correct the line number) so the hunk matches "
+        "exactly one place."
     ),
     "partial_delete": (
         "A file patch with '+++ /dev/null' deletes the whole file, so its '-' lines must be the "

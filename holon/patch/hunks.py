@@ -14,7 +14,7 @@ from holon.patch.errors import patch_error
 from holon.patch.model import BodyLine, Hunk
 from holon.patch.reader import Reader, is_blank
 
-HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$")
+HUNK_RE = re.compile(r"^@@ -([0-9]+)(?:,([0-9]+))? \+([0-9]+)(?:,([0-9]+))? @@(.*)$")
 
 
 def read_hunks(r: Reader, path: str) -> list[Hunk]:
@@ -45,7 +45,7 @@ def read_hunk(r: Reader, path: str) -> Hunk:
     )
     hunk = Hunk(old_start, old_count, new_start, new_count, match.group(5).strip(), [], line_no)
     old_left, new_left, blank_tail = old_count, new_count, 0
-    while not r.done and _continues(r, old_left, new_left):
+    while not r.done and _continues(r, old_left, new_left, overrun=old_left < 0 or new_left < 0):
         line = r.next()
         if line.startswith("\\"):
             _mark_no_newline(hunk, r.line_no - 1, path)
@@ -75,8 +75,10 @@ def read_hunk(r: Reader, path: str) -> Hunk:
     return hunk
 
 
-def _continues(r: Reader, old_left: int, new_left: int) -> bool:
-    """Whether the next line still belongs to the current hunk."""
+def _continues(r: Reader, old_left: int, new_left: int, overrun: bool = False) -> bool:
+    """Whether the next line still belongs to the current hunk. Once the body has outrun the
+    header's counts (they are wrong), a line of one space is a blank context line, as diffs write
+    one, not a separator."""
     line = r.peek()
     if line.startswith("\\"):
         return True
@@ -90,6 +92,8 @@ def _continues(r: Reader, old_left: int, new_left: int) -> bool:
         )
     if r.at_file_header():
         return False
+    if overrun and line in (" ", " \r"):
+        return True
     if is_blank(line):
         ahead = r.next_nonblank()
         return r.has(ahead) and _is_body(r.peek(ahead)) and not r.at_file_header(ahead)

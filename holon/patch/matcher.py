@@ -60,46 +60,104 @@ class Locator:
         self._exact: dict[str, list[int]] | None = None
         self._rkeys: list[str] | None = None
         self._relaxed: dict[str, list[int]] | None = None
+        self.exhaustive = False  # every match, even when the hint holds the hunk's lines
 
     def place(self, hunk: Hunk, number: int, hint: int, lo: int) -> Placement:
-        """Where hunk `number` (1-based) applies, given its hinted start and the end of the previous
-        hunk."""
+        """Where hunk `number` (1-based) applies on its own, given its hinted start and the end of
+        the previous hunk: the eligible place nearest the hint; a tie is `ambiguous_context`."""
+        options = [p for p in self.eligible(hunk, hint, lo) if p.search != "far"]
+        if not options:
+            raise self.refusal(hunk, number, hint, lo)
+        ranked = sorted(options, key=lambda p: abs(p.start - hint))
+        if len(ranked) > 1 and abs(ranked[0].start - hint) == abs(ranked[1].start - hint):
+            tied = [p.start for p in ranked if abs(p.start - hint) == abs(ranked[0].start - hint)]
+            raise self.ambiguity(hunk, number, tied, hint)
+        return ranked[0]
+
+    def eligible(self, hunk: Hunk, hint: int, lo: int) -> list[Placement]:
+        """Every place hunk may go after the previous hunk's end `lo`, hinted at `hint`: each match
+        within the window (only the one at the end or start of the file when the hunk's missing
+        context says it lies there; only a unique one when the hunk has no context line with text),
+        plus the match beyond the window when it is the only one there (`file`), or each of
+        several there (`far`: usable only where the next hunk of the file confirms its offset,
+        see `align`). A match at the hint is the one
+        place, unless `exhaustive` (set once a hunk of the file has moved: line numbers are then
+        suspect). A hunk without a context line with text goes only where it is unique near its
+        hint, even when the hint holds its lines."""
         old, n = hunk.old_lines, len(self.keys)
         if not old:  # a pure insertion: only the file's edges are places a line number can name
             if hunk.at_eof or hint == n or n == 0:
-                return Placement(n, False, "line")
+                return [Placement(n, False, "line")]
             if hint == 0 and lo == 0:
-                return Placement(0, False, "line")
-            raise self._no_context(hunk, number, hint)
+                return [Placement(0, False, "line")]
+            return []
+        starts, relaxed = self._starts(hunk, hint, lo)
+        if starts == [hint] and not self.exhaustive:
+            if _has_context(hunk) and _anchored(hunk, [hint], n, strict=True):
+                return [Placement(hint, relaxed, "hint")]
+            starts, relaxed = self._starts(hunk, None, lo)  # the hint alone does not place it
+        reach = radius(hunk)
+        near = _anchored(hunk, [s for s in starts if abs(s - hint) <= reach], n)
+        far = [s for s in starts if abs(s - hint) > reach]
+        if len(near) > 1 and not _has_context(hunk):
+            return []  # only the line number could choose
+        search = "window" if len(near) == 1 else "nearest"
+        out = [Placement(s, relaxed, "hint" if s == hint else search) for s in near]
+        if len(far) == 1:
+            out.append(Placement(far[0], relaxed, "file"))
+        elif far and _has_context(hunk):  # usable only where the next hunk confirms the offset
+            out += [Placement(s, relaxed, "far") for s in far]
+        return out
+
+    def _starts(self, hunk: Hunk, hint: int | None, lo: int) -> tuple[list[int], bool]:
+        """The starts after `lo` where the hunk's old lines are, exactly, else ignoring trailing
+        whitespace; and whether they are the relaxed ones. Just `[hint]` when the lines are at the
+        hint (so a correct hint costs O(hunk)), unless `exhaustive`."""
+        old, n = hunk.old_lines, len(self.keys)
+        if self.exhaustive:
+            hint = None
 
         def fits(s: int) -> bool:
             return s >= lo and s + len(old) <= n and (not hunk.at_eof or s + len(old) == n)
 
         starts = self._matches(self.keys, self._exact_index, old, hint, fits)
-        relaxed = False
+        if starts:
+            return starts, False
+        if self._rkeys is None:
+            self._rkeys = [k.rstrip() for k in self.keys]
+        rold = [t.rstrip() for t in old]
+        return self._matches(self._rkeys, self._relaxed_index, rold, hint, fits), True
+
+    def refusal(self, hunk: Hunk, number: int, hint: int, lo: int) -> Exception:
+        """Why hunk `number` has no eligible place after `lo` (see `eligible`)."""
+        if not hunk.old_lines:
+            return self._no_context(hunk, number, hint)
+        starts, _ = self._starts(hunk, hint, lo)
         if not starts:
-            if self._rkeys is None:
-                self._rkeys = [k.rstrip() for k in self.keys]
-            starts = self._matches(
-                self._rkeys, self._relaxed_index, [t.rstrip() for t in old], hint, fits
-            )
-            relaxed = True
-        if starts == [hint]:
-            return Placement(hint, relaxed, "hint")
+            return self._not_found(hunk, number, hunk.old_lines, hint, lo)
         reach = radius(hunk)
         near = [s for s in starts if abs(s - hint) <= reach]
-        if len(near) == 1:
-            return Placement(near[0], relaxed, "window")
-        if near:  # the nearest to the hint wins when it is strictly nearer than every other
-            first, second = sorted(near, key=lambda s: abs(s - hint))[:2]
-            if abs(first - hint) < abs(second - hint):
-                return Placement(first, relaxed, "nearest")
-            raise self._ambiguous(hunk, number, near, hint, reach, len(starts))
-        if len(starts) == 1:
-            return Placement(starts[0], relaxed, "file")
-        if starts:
-            raise self._ambiguous(hunk, number, starts, hint, reach, len(starts))
-        raise self._not_found(hunk, number, old, hint, lo)
+        why = None
+        if len(near) > 1 and not _has_context(hunk):
+            why = (
+                "and the hunk has no context line with text, so only its line number could choose "
+                "(line numbers are hints); add the unchanged lines around the change as ' ' lines"
+            )
+        return self._ambiguous(hunk, number, near or starts, hint, reach, len(starts), why)
+
+    def unconfirmed(self, hunk: Hunk, number: int, hint: int, lo: int) -> Exception:
+        """`ambiguous_context` for a hunk whose place is one of several beyond the window that the
+        next hunk of the file does not confirm."""
+        starts, _ = self._starts(hunk, None, lo)
+        reach = radius(hunk)
+        far = [s for s in starts if abs(s - hint) > reach]
+        why = "and the next hunk of the file confirms none of them" if far != starts else None
+        return self._ambiguous(hunk, number, far, hint, reach, len(starts), why)
+
+    def ambiguity(self, hunk: Hunk, number: int, starts: list[int], hint: int) -> Exception:
+        """`ambiguous_context` for matches of one hunk equally far from `hint`."""
+        total = len(self._starts(hunk, hint, 0)[0])
+        return self._ambiguous(hunk, number, starts, hint, radius(hunk), total)
 
     def _exact_index(self) -> dict[str, list[int]]:
         if self._exact is None:
@@ -116,11 +174,11 @@ class Locator:
         keys: list[str],
         index: Callable[[], dict[str, list[int]]],
         old: list[str],
-        hint: int,
+        hint: int | None,
         fits: Callable[[int], bool],
     ) -> list[int]:
         m = len(old)
-        if fits(hint) and keys[hint : hint + m] == old:
+        if hint is not None and fits(hint) and keys[hint : hint + m] == old:
             return [hint]
         positions = index()
         anchor = min(range(m), key=lambda j: len(positions.get(old[j], ())))
@@ -128,7 +186,14 @@ class Locator:
         return [s for s in starts if fits(s) and keys[s : s + m] == old]
 
     def _ambiguous(
-        self, hunk: Hunk, number: int, starts: list[int], hint: int, reach: int, total: int
+        self,
+        hunk: Hunk,
+        number: int,
+        starts: list[int],
+        hint: int,
+        reach: int,
+        total: int,
+        why: str | None = None,
     ) -> Exception:
         """`ambiguous_context`: several matches within `reach` of the hint (`starts`), or, with
         none near, several in the file."""
@@ -144,9 +209,12 @@ class Locator:
             "ambiguous_context",
             f"{self.path}: hunk {number} ({hunk.header}) matches {where} (line (offset): {shown}) "
             + (
-                "and the nearest are equally far from the hinted line"
-                if near
-                else "and none is near the hinted line"
+                why
+                or (
+                    "and the nearest are equally far from the hinted line"
+                    if near
+                    else "and none is near the hinted line"
+                )
             ),
             path=self.path,
             hunk=number,
@@ -240,6 +308,27 @@ class Locator:
             if 0 <= best + j < len(self.keys) and self.keys[best + j] == t
         )
         return best, exact
+
+
+def _has_context(hunk: Hunk) -> bool:
+    """Does the hunk carry a context line with text? Without one (a -U0 hunk, or context of blank
+    lines only) nothing but its line number says where it goes when its lines recur nearby."""
+    return any(line.tag == " " and line.text.strip() for line in hunk.lines)
+
+
+def _anchored(hunk: Hunk, starts: list[int], n: int, strict: bool = False) -> list[int]:
+    """Of the matches near the hint, the one at the end of the file when the hunk has leading
+    context but none after its last change (a diff cuts trailing context only at the end of the
+    file), and likewise the one at the start when it has trailing context but none before; all of
+    them when there is no such match (none, if `strict`)."""
+    tags = [line.tag for line in hunk.lines]
+    leading = next((i for i, t in enumerate(tags) if t != " "), len(tags))
+    trailing = next((i for i, t in enumerate(reversed(tags)) if t != " "), len(tags))
+    if leading == len(tags) or (leading == 0) == (trailing == 0):
+        return starts
+    size = len(hunk.old_lines)
+    edge = [s for s in starts if s + size == n] if trailing == 0 else [s for s in starts if s == 0]
+    return edge or ([] if strict else starts)
 
 
 def _clip(text: str | None) -> str | None:

@@ -30,8 +30,42 @@ def place(keys, h, hint, lo=0, path="f.txt"):
 
 def test_hinted_line_is_used_without_building_an_index():
     loc = Locator(KEYS, "f.txt")
-    assert loc.place(hunk(["line 5", "line 6"]), 1, 4, 0) == Placement(4, False)
+    assert loc.place(ctx_hunk(["line 5", "line 6"]), 1, 4, 0) == Placement(4, False)
     assert loc._exact is None and loc._relaxed is None
+
+
+def test_a_hunk_without_context_lines_is_placed_only_where_it_is_unique_near_its_hint():
+    keys = ["a", "", "b", "", "c"] + filler(40)
+    loc = Locator(keys, "f.txt")
+    with pytest.raises(PatchError) as info:
+        loc.place(hunk([""]), 1, 0, 0)  # blank lines 1 and 3 lines from the hint
+    assert info.value.kind == "ambiguous_context"
+    assert "no context line with text" in info.value.message
+    assert info.value.details["candidates"] == [
+        {"line": 2, "distance": 1},
+        {"line": 4, "distance": 3},
+    ]
+    with pytest.raises(PatchError):
+        loc.place(hunk([""]), 1, 1, 0)  # even at the hint: the blank line recurs near it
+    with pytest.raises(PatchError):
+        loc.place(ctx_hunk([""]), 1, 1, 0)  # blank context says no more
+    assert loc.place(hunk(["b"]), 1, 4, 0) == Placement(2, False, "window")  # unique
+    assert loc.place(hunk(["a"]), 1, 0, 0) == Placement(0, False, "hint")
+    assert loc.place(ctx_hunk(["b"]), 1, 2, 0) == Placement(2, False)
+
+
+def test_a_hunk_cut_short_at_one_end_prefers_that_end_of_the_file():
+    """A diff drops trailing context only at the end of the file (and leading only at its start),
+    so of several matches near the hint, the one at that end is the place."""
+    keys = filler(10) + ["x", "y"] + filler(2, "g") + ["x"]
+    end = Hunk(11, 1, 11, 2, "", [BodyLine(" ", "x"), BodyLine("+", "new")], 1)
+    assert place(keys, end, 11) == Placement(14, False, "window")  # not x at 10, nearer
+    assert place(keys, end, 10) == Placement(14, False, "window")  # not even at its hint
+    start_keys = ["x", "y"] + filler(3) + ["x", "y"] + filler(20, "g")
+    start = Hunk(1, 1, 1, 2, "", [BodyLine("+", "new"), BodyLine(" ", "x")], 1)
+    assert place(start_keys, start, 3) == Placement(0, False, "window")
+    both = Hunk(1, 1, 1, 2, "", [BodyLine(" ", "x"), BodyLine("-", "y")], 1)
+    assert place(start_keys, both, 4) == Placement(5, False, "nearest")  # no edge: nearest wins
 
 
 def test_unique_match_elsewhere_is_used():
@@ -40,8 +74,8 @@ def test_unique_match_elsewhere_is_used():
 
 def test_duplicates_hint_picks_one():
     keys = ["x", "same", "end", "y", "same", "end"]
-    assert place(keys, hunk(["same", "end"]), 4) == Placement(4, False)
-    assert place(keys, hunk(["same", "end"]), 1) == Placement(1, False)
+    assert place(keys, ctx_hunk(["same", "end"]), 4) == Placement(4, False)
+    assert place(keys, ctx_hunk(["same", "end"]), 1) == Placement(1, False)
 
 
 def test_duplicates_without_a_matching_hint_are_ambiguous():
@@ -206,10 +240,10 @@ def test_two_matches_at_equal_distance_are_ambiguous_with_distances():
 
 def test_the_strictly_nearest_match_in_the_window_wins_and_a_tie_is_ambiguous():
     keys = filler(5) + ["x"] + filler(9, "g") + ["x"] + filler(5, "h")
-    assert place(keys, hunk(["x"]), 4) == Placement(5, False, "nearest")
-    assert place(keys, hunk(["x"]), 14) == Placement(15, False, "nearest")
+    assert place(keys, ctx_hunk(["x"]), 4) == Placement(5, False, "nearest")
+    assert place(keys, ctx_hunk(["x"]), 14) == Placement(15, False, "nearest")
     with pytest.raises(PatchError) as info:
-        place(keys, hunk(["x"]), 10)  # 5 lines from each
+        place(keys, ctx_hunk(["x"]), 10)  # 5 lines from each
     assert info.value.kind == "ambiguous_context"
     assert info.value.details["candidates"] == [
         {"line": 6, "distance": -5},

@@ -94,6 +94,18 @@ def test_overcounted_hunk_stops_at_next_hunk_and_drops_blank_separators():
     assert [len(h.lines) for h in hunks] == [2, 2] and r.done
 
 
+def test_a_one_space_line_after_an_undercounted_body_is_blank_context():
+    """Wrong counts say nothing about where the hunk ends: ' ' is how a diff writes a blank
+    context line, so it stays in the hunk (at the end of the patch or before the next hunk);
+    after a body that matches its counts exactly it is a separator, as before."""
+    for after in ([], ["@@ -9 +9 @@", "-y", "+z"]):
+        hunks = read_hunks(Reader(["@@ -1 +1 @@", " }", "+x", " ", *after]), "f")
+        assert [line.tag + line.text for line in hunks[0].lines] == [" }", "+x", " "]
+        assert len(hunks) == 1 + bool(after)
+    [h] = read_hunks(Reader(["@@ -1 +1,2 @@", " }", "+x", " "]), "f")
+    assert [line.tag + line.text for line in h.lines] == [" }", "+x"]
+
+
 def test_blank_lines_after_a_complete_hunk_end_it():
     r = Reader(["@@ -1 +1 @@", "-a", "+b", "", "", "junk"])
     [h] = read_hunks(r, "f")
