@@ -115,8 +115,9 @@ def test_no_hunks_place_nothing():
 
 def test_one_of_several_far_copies_is_used_only_where_the_next_hunk_confirms_it():
     """Hunk 1's lines sit 1 line above its hint (a copy) and 51 and 81 lines below; hunk 2 is 51
-    lines below its header: 51 is confirmed (cost 51 against 1 + 52), and the copies lose. Without hunk 2, the one near
-    copy is the nearest place; with no near copy, two far ones are ambiguous."""
+    lines below its header: 51 is confirmed (cost 51 against 1 + 52), and the copies lose.
+    Without hunk 2, the one near copy is the nearest place; with no near copy, two far ones are
+    ambiguous."""
     near_copy = lines(filler(9, "a"), BLOCK, filler(49, "p"), BLOCK, filler(27, "q"), BLOCK)
     keys = lines(near_copy, filler(10, "c"))
     two_hunks = PATCH.replace("@@ -17,2 +17,2 @@", "@@ -47,2 +47,2 @@")
