@@ -8,7 +8,9 @@ file name and is not due before then.
 
 from __future__ import annotations
 
+import math
 import os
+from typing import NamedTuple
 
 from holon import clock
 from holon.home.layout import Home
@@ -39,8 +41,23 @@ def _ready(path: os.PathLike, now: float) -> bool:
     return False
 
 
+class Due(NamedTuple):
+    """What the idle check found: why a tick should run (empty: idle), the indexed next_due time
+    (None: nothing scheduled; unreadable: 0.0), and whether a task is running (its supervisor
+    alive), which keeps the agent in the host due index (holon.home.dueindex) while it runs."""
+
+    reasons: list[str]
+    next_due: float | None
+    tasks_active: bool
+
+
 def due_reasons(home: Home) -> list[str]:
     """Why a tick should run for `home` (empty list: idle)."""
+    return check(home).reasons
+
+
+def check(home: Home) -> Due:
+    """The idle check of `home`: see `Due`."""
     new, cur, wake_hint, next_due_file, tasks_active = home.idle_files
     reasons = []
     now = clock.now_ts()
@@ -50,6 +67,7 @@ def due_reasons(home: Home) -> list[str]:
         reasons.append("interrupted_messages")
     if os.path.exists(wake_hint):
         reasons.append("wake_hint")
+    next_due: float | None = None
     try:
         with open(next_due_file, "rb") as fh:
             next_due = float(fh.read(64).strip())
@@ -58,15 +76,19 @@ def due_reasons(home: Home) -> list[str]:
     except FileNotFoundError:
         pass
     except (OSError, ValueError):  # unreadable or not a number: due, and that tick rewrites it
+        next_due = 0.0
         reasons.append("timer_due")
-    if _dead_task_supervisor(tasks_active):
+    if next_due is not None and not math.isfinite(next_due):
+        next_due = 0.0
+    active, dead = _task_supervisors(tasks_active)
+    if dead:
         reasons.append("task_recovery")
     dot = os.path.dirname(next_due_file)
     if _temp_left(dot) or _temp_left(os.path.join(dot, "timers")):
         reasons.append("crash_recovery")
     if _nonempty(os.path.join(dot, "patches")):  # an ApplyPatch journal: finish or undo it
         reasons.append("patch_recovery")
-    return reasons
+    return Due(reasons, next_due, active)
 
 
 def _temp_left(directory: str) -> bool:
@@ -79,19 +101,20 @@ def _temp_left(directory: str) -> bool:
         return False
 
 
-def _dead_task_supervisor(active_dir: os.PathLike) -> bool:
-    """A task whose supervisor process is gone needs recovery (its pid is the marker's content;
-    a live pid that is not the task's supervisor, reused after a restore or reboot, is gone)."""
+def _task_supervisors(active_dir: os.PathLike) -> tuple[bool, bool]:
+    """(any task marker, any task whose supervisor process is gone). A gone task needs recovery
+    (its pid is the marker's content; a live pid that is not the task's supervisor, reused after
+    a restore or reboot, is gone)."""
     try:
         entries = list(os.scandir(active_dir))
-    except FileNotFoundError:
-        return False
+    except (FileNotFoundError, NotADirectoryError):
+        return False, False
     for e in entries:
         try:
             with open(e.path, "rb") as fh:
                 pid = int(fh.read().strip() or b"0")
         except (OSError, ValueError):
-            return True
+            return True, True
         if not supervises(pid, e.name):
-            return True
-    return False
+            return True, True
+    return bool(entries), False

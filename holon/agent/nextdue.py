@@ -23,7 +23,7 @@ import os
 
 from holon import clock
 from holon.agent import timers, workitems
-from holon.home import settings
+from holon.home import dueindex, settings
 from holon.home.layout import Home
 from holon.store.atomic import write_text
 
@@ -81,12 +81,14 @@ def _write(home: Home, due: float | None) -> None:
             pass
         return
     text = f"{due:.3f}\n"
+    dueindex.mark(home.root, due)  # the host due index, before and after: early, never late
     try:
         if home.next_due.read_text() == text:
             return
     except (FileNotFoundError, ValueError):
         pass
     write_text(home.next_due, text)
+    dueindex.mark(home.root, due)
 
 
 def read(home: Home) -> float | None:

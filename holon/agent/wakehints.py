@@ -17,6 +17,7 @@ from typing import Any
 from holon import clock, jsonfile
 from holon.agent import admission
 from holon.agent.handle import Agent
+from holon.home import dueindex
 from holon.home.layout import Home
 from holon.store import crashpoint
 from holon.store.atomic import write_json
@@ -68,7 +69,9 @@ def submit(
             hint["payloads"] = (hint.get("payloads") or [])[-(MAX_KEPT_PAYLOADS - 1) :] + [
                 {"received_at": now, "content_type": content_type or "text/plain", "body": body}
             ]
+        dueindex.mark(home.root)  # before and after the hint file: early, never late
         write_json(home.wake_hint, hint)
+        dueindex.mark(home.root)
         agent.update_state(lambda s: setattr(s, "pending_wake_hint", _summary(hint)))
     agent.event(
         "wake_hint_received",

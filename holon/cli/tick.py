@@ -11,7 +11,14 @@ import click
     "--all",
     "all_agents",
     is_flag=True,
-    help="Every registered agent and every home under $HOLON_HOME/agents.",
+    help="Every registered agent and every home under $HOLON_HOME/agents (those the host due "
+    "index names, and all of them on a periodic full pass).",
+)
+@click.option(
+    "--shard",
+    metavar="K/N",
+    help="With --all: only the agents of shard K of N (K from 0 to N-1, by a hash of the agent "
+    "id), so N processes, on one host or several sharing the home directory, split the agents.",
 )
 @click.option("--until-idle", is_flag=True, help="Keep running turns until the queue is empty.")
 @click.option("--wait", is_flag=True, help="Wait for a running tick instead of exiting at once.")
@@ -40,6 +47,7 @@ def tick_cmd(
     model: str | None,
     commit: bool,
     log: bool,
+    shard: str | None,
 ) -> None:
     """Lock each agent, recover, fire due timers, run one turn (or until idle), persist, exit.
 
@@ -50,7 +58,7 @@ def tick_cmd(
     """
     reports: list[dict] = []
     if not log:
-        code = _tick(agents, all_agents, until_idle, wait, model, commit, reports)
+        code = _tick(agents, all_agents, until_idle, wait, model, commit, reports, shard)
         _print(reports, as_json)
         click.get_current_context().exit(code)
 
@@ -63,7 +71,7 @@ def tick_cmd(
                 kind="conflicting_options",
                 hint="use --log in scheduler entries and --json to read the report yourself",
             )
-        return _tick(agents, all_agents, until_idle, wait, model, commit, reports)
+        return _tick(agents, all_agents, until_idle, wait, model, commit, reports, shard)
 
     _logged(run, reports, " ".join(["--all"] * all_agents + list(agents)))
 
@@ -76,56 +84,84 @@ def _tick(
     model: str | None,
     commit: bool,
     reports: list[dict],
+    shard: str | None = None,
 ) -> int:
     """Tick the agents, appending each one's report to `reports` as it ends; the exit code. One
     agent that cannot be ticked is reported and the others still run."""
-    from holon.agent.due import due_reasons
-    from holon.errors import HolonError, UsageError
-    from holon.home import registry
+    from holon.errors import UsageError
 
     if not agents and not all_agents:
         raise UsageError(
             "name an AGENT or pass --all", kind="missing_agent", hint="holon tick --all"
         )
-    code = 0
     if all_agents:
-        homes, broken = registry.scan()
-        for b in broken:
-            name = b["agent_id"] or "(registry)"  # registry.json itself is unreadable
-            reports.append({**b, "agent_id": name, "outcome": b["status"]})
-            code = 1
+        from holon.home.shard import parse
+        from holon.runtime.sweep import sweep
+
+        if agents:
+            raise UsageError(
+                "name AGENTs or pass --all, not both",
+                kind="conflicting_options",
+                hint="holon tick --all",
+            )
+        chosen = parse(shard) if shard is not None else None
+        sweep(lambda h: _one(h, until_idle, model, wait, commit), reports.append, shard=chosen)
     else:
-        homes = [registry.resolve(a) for a in agents]
-    for home in homes:
+        if shard is not None:
+            raise UsageError(
+                "--shard goes with --all", kind="bad_shard", hint="holon tick --all --shard 0/2"
+            )
+        _named(agents, until_idle, wait, model, commit, reports)
+    return _exit_code(reports, all_agents)
+
+
+def _named(agents, until_idle, wait, model, commit, reports: list[dict]) -> None:
+    from holon.agent.due import due_reasons
+    from holon.home import registry
+
+    for home in [registry.resolve(a) for a in agents]:
         if not wait and not due_reasons(home):
             reports.append({"agent_id": home.agent_id, "outcome": "idle"})
             continue
-        from holon.runtime.tick import tick
+        reports.append(_one(home, until_idle, model, wait, commit, reraise=True))
 
-        try:
-            report = tick(home, until_idle=until_idle, model=model, wait=wait).to_dict()
-        except Exception as exc:  # with --all, one agent's failure never stops the others
-            if not all_agents:
-                raise
-            report = {"agent_id": home.agent_id, "outcome": "error", "home": str(home.root)}
-            if isinstance(exc, HolonError):
-                hint = f" ({exc.hint})" if exc.hint else ""
-                report["error"] = f"{exc.kind}: {exc.message}{hint}"
-            else:
-                report["error"] = f"internal_error: {type(exc).__name__}: {exc}"
-            reports.append(report)
-            code = max(code, 1)
-            continue
-        reports.append(report)
-        if report.get("turns") and _commits(commit):
-            from holon.ops.commit import commit_turns
 
-            warning = commit_turns(home, report["turns"])
-            if warning:
-                report["commit_warning"] = warning
-        if any(t["status"] == "failed" for t in report.get("turns", [])):
+def _one(home, until_idle, model, wait, commit, reraise: bool = False) -> dict:
+    """One agent's tick and its report; with --all, a failure is reported, never raised."""
+    from holon.errors import HolonError
+    from holon.runtime.tick import tick
+
+    try:
+        report = tick(home, until_idle=until_idle, model=model, wait=wait).to_dict()
+    except Exception as exc:  # with --all, one agent's failure never stops the others
+        if reraise:
+            raise
+        report = {"agent_id": home.agent_id, "outcome": "error", "home": str(home.root)}
+        if isinstance(exc, HolonError):
+            hint = f" ({exc.hint})" if exc.hint else ""
+            report["error"] = f"{exc.kind}: {exc.message}{hint}"
+        else:
+            report["error"] = f"internal_error: {type(exc).__name__}: {exc}"
+        return report
+    if report.get("turns") and _commits(commit):
+        from holon.ops.commit import commit_turns
+
+        warning = commit_turns(home, report["turns"])
+        if warning:
+            report["commit_warning"] = warning
+    return report
+
+
+def _exit_code(reports: list[dict], all_agents: bool) -> int:
+    """1 if a turn failed or an agent could not be ticked; 3 if a named agent is paused or
+    stopped with work queued; else 0."""
+    code = 0
+    for r in reports:
+        if r["outcome"] in ("missing", "broken", "error"):
             code = max(code, 1)
-        if report["outcome"] in ("paused", "stopped") and not all_agents:
+        if any(t["status"] == "failed" for t in r.get("turns", [])):
+            code = max(code, 1)
+        if r["outcome"] in ("paused", "stopped") and not all_agents:
             code = 3
     return code
 

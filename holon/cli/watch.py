@@ -1,5 +1,5 @@
-"""`holon watch [AGENT ...] [--all]`: tick whenever a queue, timer or task needs it, until
-interrupted."""
+"""`holon watch [AGENT ...] [--all] [--shard K/N]`: tick whenever a queue, timer or task needs it,
+until interrupted."""
 
 from __future__ import annotations
 
@@ -9,31 +9,53 @@ import click
 @click.command("watch")
 @click.argument("agents", nargs=-1)
 @click.option(
-    "--all", "all_agents", is_flag=True, help="Every known agent (re-listed on each pass)."
+    "--all",
+    "all_agents",
+    is_flag=True,
+    help="Every known agent, new ones included: driven by the host due index.",
+)
+@click.option(
+    "--shard",
+    metavar="K/N",
+    help="With --all: only the agents of shard K of N (K from 0 to N-1, by a hash of the agent "
+    "id); run N watchers, on one host or several sharing the home directory.",
 )
 @click.option("--model", help="Model ref for the ticks (provider/model).")
 @click.option("--quiet", is_flag=True, help="Print nothing about turns.")
-def watch_cmd(agents: tuple[str, ...], all_agents: bool, model: str | None, quiet: bool) -> None:
-    """Run in the foreground: within a second of a message arriving, a timer falling due or a task
-    finishing, run a tick. Ctrl-C or SIGTERM exits between turns."""
+def watch_cmd(
+    agents: tuple[str, ...], all_agents: bool, shard: str | None, model: str | None, quiet: bool
+) -> None:
+    """Run in the foreground: soon after a message arrives, a timer falls due or a task
+    finishes, run a tick. Ctrl-C or SIGTERM exits between turns."""
     from holon.errors import UsageError
     from holon.home import registry
-    from holon.runtime.watch import Watcher
 
     if not agents and not all_agents:
         raise UsageError(
             "name an AGENT or pass --all", kind="missing_agent", hint="holon watch --all"
         )
-    fixed = [registry.resolve(a) for a in agents]
-
-    def homes() -> list:
-        return registry.all_homes() if all_agents else fixed
+    if shard is not None and not all_agents:
+        raise UsageError(
+            "--shard goes with --all", kind="bad_shard", hint="holon watch --all --shard 0/2"
+        )
 
     def report(r: dict) -> None:
+        if r.get("error"):
+            click.echo(f"{r['agent_id']}: error {r['error']}", err=True)
         if not quiet and r.get("turns"):
             for t in r["turns"]:
                 click.echo(f"{r['agent_id']}: {t['message_id']} {t['status']}")
 
-    watcher = Watcher(homes, model=model, on_report=report)
+    if all_agents:
+        from holon.home.shard import parse
+        from holon.runtime.watch import IndexWatcher
+
+        chosen = parse(shard) if shard is not None else None
+        watcher = IndexWatcher(shard=chosen, model=model, on_report=report)
+    else:
+        from holon.runtime.watch import Watcher
+
+        fixed = [registry.resolve(a) for a in agents]
+        watcher = Watcher(lambda: fixed, model=model, on_report=report)  # type: ignore[assignment]
     watcher.install_signals()
     watcher.run()

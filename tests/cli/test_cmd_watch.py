@@ -78,3 +78,24 @@ def test_quiet_all_prints_nothing(agent, tmp_path, monkeypatch):
     finally:
         code, out, err = _stop(proc)
     assert (code, out) == (0, ""), err
+
+
+def test_all_picks_up_an_agent_created_after_it_started(holon_env, tmp_path, monkeypatch):
+    from holon.home.init import init_home
+    from holon.ops import prompt
+
+    script = tmp_path / "s.jsonl"
+    script.write_text(json.dumps({"text": "newcomer"}) + "\n")
+    monkeypatch.setenv("HOLON_MODEL", f"scripted/{script}")
+    proc = _watch("--all", "--shard", "0/1", env=subprocess_env(HOLON_MODEL=f"scripted/{script}"))
+    try:
+        wait_for(lambda: (holon_env / "due").is_dir(), timeout=15)
+        late = init_home(None, "late")
+        queued = prompt.prompt(late, "hello", wait=False, model=None)
+        wait_for(
+            lambda: any(b.get("text") == "newcomer" for b in jsonl.read(late.briefs)), timeout=15
+        )
+    finally:
+        code, out, err = _stop(proc)
+    assert code == 0, err
+    assert out.splitlines() == [f"late: {queued['message_id']} completed"]

@@ -1,0 +1,189 @@
+"""The host due index `$HOLON_HOME/due/`: one entry per agent that may have due work.
+
+`holon tick --all` and `holon watch --all` read this directory instead of checking every agent.
+An entry is a symbolic link to the agent's home, named `<name>~<hash>` (may have work now) or
+`<name>~<hash>@<epoch ms>` (its earliest timer), where `<name>` is the home's directory name
+and `<hash>` the first 16 hex digits of the sha256 of its absolute path; listing the directory
+says who is due without opening a file. Stdlib only: the idle path of `tick --all` reads it.
+
+The index may be early, never late:
+- a writer of due work (a queued message, a wake hint, a lowered next_due, a task marker) marks
+  the agent BEFORE writing its file and again after (`mark`): a crash in between leaves an early
+  mark, and the second closes the race with a ticker that clears the entry meanwhile;
+- a ticker removes an entry only when it finds the agent idle, removing first and checking again
+  after (`settle`), so a mark made meanwhile is never lost; an agent with a running task stays
+  marked while its tasks are active (a supervisor that dies writes nothing);
+- a writer marks only an index that exists, and never fails its own write for the index: homes
+  written by another holon, copied in or registered elsewhere are found by the full pass, run
+  when the index has no pass record (`.scan[.K-of-N].json`), when registry.json or the agents
+  directory changed since, when a home reported broken changed, and every FULL_PASS_EVERY_S.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import time
+from typing import Any
+
+from holon.home.layout import is_home
+from holon.paths import agents_dir, holon_home, registry_path
+from holon.store.atomic import DIR_MODE, write_json
+
+FULL_PASS_EVERY_S = 600.0  # a full pass at least this often (homes no writer marked)
+SETTLE_S = 2.0  # a directory changed this close to a pass's start is checked again next pass
+KEY_SEP, AT = "~", "@"
+
+
+def index_dir() -> str:
+    return os.path.join(holon_home(), "due")
+
+
+def key_of(root: str | os.PathLike) -> str:
+    """The entry name of the home at `root` (no time part)."""
+    path = os.path.abspath(root)
+    name = "".join(c if c.isalnum() or c in "._-" else "_" for c in os.path.basename(path))[:64]
+    digest = hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return f"{name.lstrip('.') or 'home'}{KEY_SEP}{digest}"
+
+
+def entry_name(root: str | os.PathLike, at: float | None = None) -> str:
+    """`key` for "may have work now", `key@ms` (rounded down: early) for a timer at `at`."""
+    key = key_of(root)
+    return key if at is None or not math.isfinite(at) else f"{key}{AT}{_ms(at)}"
+
+
+def parse(name: str) -> tuple[str, float | None] | None:
+    """(key, due time or None for "now") of an entry name; None for what is not an entry."""
+    if name.startswith(".") or KEY_SEP not in name:
+        return None
+    key, sep, ms = name.partition(AT)
+    if not sep:
+        return key, None
+    return (key, int(ms) / 1000.0) if ms.isdigit() else (key, None)  # a bad time: due now
+
+
+def mark(root: str | os.PathLike, at: float | None = None) -> None:
+    """Note that the home at `root` may have work now (`at` None) or at `at`. Called before and
+    after the write that creates the work. Never raises: a missing or unwritable index is left to
+    the full pass."""
+    directory = index_dir()
+    try:
+        os.symlink(os.path.abspath(root), os.path.join(directory, entry_name(root, at)))
+    except OSError:  # it exists (already marked), no index yet, or not writable
+        pass
+
+
+def unlink(name: str) -> None:
+    try:
+        os.unlink(os.path.join(index_dir(), name))
+    except FileNotFoundError:
+        pass
+
+
+def listing() -> list[str] | None:
+    """The entry names, None when there is no index."""
+    try:
+        return os.listdir(index_dir())
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def target(name: str) -> str | None:
+    """The home an entry points to, None when it is not a link."""
+    try:
+        return os.readlink(os.path.join(index_dir(), name))
+    except OSError:
+        return None
+
+
+def ensure() -> bool:
+    """Make the index directory (owner-only); False when it cannot be made."""
+    try:
+        os.makedirs(index_dir(), DIR_MODE, exist_ok=True)
+        return True
+    except OSError:
+        return False
+
+
+def desired(reasons: list[str], next_due: float | None, tasks_active: bool) -> str | None:
+    """What an agent's entry should be after an idle check: "" (may have work now), a time as
+    `@ms`, or None (no entry)."""
+    if reasons or tasks_active:
+        return ""
+    if next_due is None:
+        return None
+    return f"{AT}{_ms(next_due)}" if math.isfinite(next_due) else ""
+
+
+def _ms(at: float) -> int:
+    return max(0, min(int(at * 1000), 10**15))
+
+
+# ---- the pass record: when the last full pass ran and what it saw ----
+
+
+def _scan_file(shard: str | None) -> str:
+    return os.path.join(index_dir(), f".scan.{shard}.json" if shard else ".scan.json")
+
+
+def signature() -> dict[str, Any]:
+    """What tells a pass that homes were added or registered: registry.json and the agents
+    directory (mtime, size, inode)."""
+    out: dict[str, Any] = {}
+    for label, path in (("registry", registry_path()), ("agents", agents_dir())):
+        try:
+            st = os.stat(path)
+            out[label] = [st.st_mtime_ns, st.st_size if label == "registry" else 0, st.st_ino]
+        except OSError:
+            out[label] = None
+    return out
+
+
+def record_full_pass(
+    shard: str | None, started: float, seen: dict[str, Any], broken: list[dict]
+) -> None:
+    """Write the pass record; `seen` is the signature taken before the pass listed the homes."""
+    settled = all(v is None or abs(v[0] / 1e9 - started) > SETTLE_S for v in seen.values())
+    record = {
+        "schema_version": 1,
+        "full_pass_at": started,
+        "signature": seen if settled else None,
+        "broken": broken,
+    }
+    try:
+        write_json(_scan_file(shard), record)
+    except OSError:
+        pass  # the next pass is a full one again
+
+
+def needs_full_pass(shard: str | None) -> tuple[bool, list[dict], float]:
+    """(a full pass is due, the broken homes the last full pass found, seconds until the next
+    periodic full pass). Due when there is no readable record, it is older than
+    FULL_PASS_EVERY_S (or in the future), registry.json or the agents directory changed since,
+    or a home it found broken changed."""
+    try:
+        with open(_scan_file(shard), "rb") as fh:
+            record = json.loads(fh.read(1 << 22))
+        started = float(record["full_pass_at"])
+        seen, broken = record["signature"], list(record["broken"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return True, [], FULL_PASS_EVERY_S
+    age = time.time() - started
+    if not 0 <= age < FULL_PASS_EVERY_S or seen is None or seen != signature():
+        return True, broken, FULL_PASS_EVERY_S
+    for b in broken:
+        if not isinstance(b, dict) or not isinstance(b.get("status"), str):
+            return True, [], FULL_PASS_EVERY_S
+        home = b.get("home")
+        if b.get("agent_id") is not None and isinstance(home, str) and _changed(b, home):
+            return True, broken, FULL_PASS_EVERY_S
+    return False, broken, FULL_PASS_EVERY_S - age
+
+
+def _changed(broken: dict, home: str) -> bool:
+    if broken.get("status") == "missing":
+        return os.path.lexists(home)
+    return is_home(home)

@@ -1,0 +1,141 @@
+"""holon.runtime.sweep over the host due index: writers mark it, a pass ticks what it names and
+clears only idle agents, and the full pass finds what no writer marked."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from holon.agent import admission, nextdue, wakehints
+from holon.home import dueindex
+from holon.home.init import init_home
+from holon.home.shard import Shard
+from holon.paths import agents_dir
+from holon.runtime.sweep import sweep
+from holon.runtime.tick import tick
+from holon.tasks import store as task_store
+
+
+@pytest.fixture
+def model(script, monkeypatch):
+    monkeypatch.setenv("HOLON_MODEL", script(*[{"text": f"ok {i}"} for i in range(20)]))
+
+
+def run_pass(shard: Shard | None = None) -> tuple[bool, dict[str, str]]:
+    """(was it a full pass, agent id -> outcome)."""
+    reports: list[dict] = []
+    done = sweep(lambda h: tick(h, until_idle=True).to_dict(), reports.append, shard=shard)
+    return done.full, {r["agent_id"]: r["outcome"] for r in reports}
+
+
+def entries() -> list[str]:
+    return sorted(n for n in dueindex.listing() or [] if not n.startswith("."))
+
+
+def queue(home, text: str = "go") -> None:
+    admission.admit(home, "enqueue", "system_tick", admission.text_body(text))
+
+
+def settle_record() -> None:
+    """Let a full pass record its signature (a directory changed within SETTLE_S is not)."""
+    for name in os.listdir(dueindex.index_dir()):
+        if name.startswith(".scan"):
+            path = Path(dueindex.index_dir(), name)
+            record = json.loads(path.read_text())
+            record["signature"] = dueindex.signature()
+            path.write_text(json.dumps(record))
+
+
+def test_marks_drive_the_pass_and_idle_agents_are_cleared(model):
+    a, b = init_home(None, "a"), init_home(None, "b")
+    assert run_pass() == (True, {"a": "idle", "b": "idle"})  # no index yet: a full pass
+    settle_record()
+    assert entries() == [] and run_pass() == (False, {})
+    queue(a)
+    assert entries() == [dueindex.entry_name(a.root)]
+    full, outcomes = run_pass()
+    assert not full and outcomes == {"a": "ran"} and not a.queue.pending()
+    assert entries() == []  # idle again: cleared
+    wakehints.submit(b, trigger_id=None, source="test")
+    assert run_pass() == (False, {"b": "woke"}) and entries() == []  # a liveness-only wake
+
+
+def test_a_timer_is_an_entry_with_its_time(model, monkeypatch):
+    a = init_home(None, "a")
+    run_pass()
+    settle_record()
+    nextdue.lower(a, time.time() + 3600)
+    (name,) = entries()
+    assert name.startswith(dueindex.key_of(a.root) + "@")
+    assert run_pass() == (False, {}) and entries() == [name]  # not due yet: not even looked at
+    nextdue.lower(a, time.time() - 1)
+    full, outcomes = run_pass()  # due by the index and by next_due: the tick finds no timer
+    assert not full and list(outcomes) == ["a"] and entries() == []  # and nothing is scheduled
+
+
+def test_an_agent_stays_marked_while_a_task_runs(model):
+    a = init_home(None, "a")
+    run_pass()
+    settle_record()
+    task_store.set_active(a, "task_x", os.getpid())
+    assert entries() == [dueindex.entry_name(a.root)]
+    run_pass()  # our pid is no task's supervisor: task recovery runs and the marker goes
+    assert not os.listdir(a.tasks_active) and entries() == []
+
+
+def test_the_full_pass_finds_what_no_writer_marked(model, holon_env):
+    a = init_home(None, "a")
+    run_pass()
+    settle_record()
+    shutil.copytree(a.root, agents_dir() / "b")  # a home copied in: agents/ changed
+    b = agents_dir() / "b"
+    queue(init_home(None, "c"))
+    full, outcomes = run_pass()
+    assert full and outcomes["c"] == "ran" and outcomes["b"] == "idle"
+    settle_record()
+    # a message written by an older holon (no mark): found by the periodic full pass
+    a.queue.put(json.loads((b / ".holon" / "agent.json").read_text()), "normal")
+    assert run_pass()[1] == {}
+    record = Path(dueindex.index_dir(), ".scan.json")
+    doc = json.loads(record.read_text())
+    doc["full_pass_at"] -= dueindex.FULL_PASS_EVERY_S
+    record.write_text(json.dumps(doc))
+    full, outcomes = run_pass()
+    assert full and outcomes["a"] in ("ran", "idle") and not a.queue.pending()
+
+
+def test_homes_registered_elsewhere_and_unknown_ones(model, tmp_path):
+    out = init_home(str(tmp_path / "far" / "x"), "x")
+    run_pass()
+    settle_record()
+    queue(out)
+    assert run_pass() == (False, {"x": "ran"})
+    stray = init_home(None, "gone")
+    run_pass()
+    settle_record()
+    queue(stray)
+    shutil.rmtree(stray.root)  # agents/ changed: the full pass drops the entry of a gone home
+    run_pass()
+    assert entries() == []
+
+
+def test_a_shard_ticks_and_settles_only_its_agents(model):
+    homes = [init_home(None, f"s{i}") for i in range(6)]
+    for shard in (Shard(0, 2), Shard(1, 2)):
+        run_pass(shard)
+    settle_record()
+    for home in homes:
+        queue(home)
+    seen: dict[str, int] = {}
+    for index in (0, 1):
+        full, outcomes = run_pass(Shard(index, 2))
+        assert not full
+        for agent_id, outcome in outcomes.items():
+            assert outcome == "ran" and Shard(index, 2).owns(agent_id)
+            seen[agent_id] = seen.get(agent_id, 0) + 1
+    assert seen == {h.agent_id: 1 for h in homes} and entries() == []
