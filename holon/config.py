@@ -116,3 +116,20 @@ def fallback_models() -> list[str]:
         return [m.strip() for m in raw.split(",") if m.strip()]
     value = get("fallback_models", [])
     return [m for m in value if isinstance(m, str) and m] if isinstance(value, list) else []
+
+
+# [retention] in config.toml (HOLON_RETENTION_<NAME> overrides): what `holon gc` may remove and
+# when a ledger is rotated into a segment. 0 turns a limit off. See docs/architecture.md §5.
+RETENTION_DEFAULTS = {
+    "ledger_segment_bytes": 64 << 20,  # rotate a ledger into a segment past this size
+    "artifact_keep_days": 30,  # artifacts older than this may be removed
+    "artifact_max_bytes": 0,  # and the oldest ones while all of them take more than this
+    "task_keep_days": 30,  # finished task directories, by when they finished
+    "segment_keep_days": 0,  # old ledger segments (off by default: the ledgers are the record)
+}
+
+
+def retention(name: str) -> int:
+    """One [retention] setting, never negative."""
+    default = RETENTION_DEFAULTS[name]
+    return max(0, env_int(f"HOLON_RETENTION_{name.upper()}", f"retention.{name}", default))

@@ -95,10 +95,9 @@ def _follow(path, offset: int, render) -> None:
 
 
 def _size(path) -> int:
-    try:
-        return path.stat().st_size
-    except FileNotFoundError:
-        return 0
+    from holon.store import jsonl
+
+    return jsonl.end_offset(path)  # logical: a rotation does not move where --follow resumes
 
 
 def transcript_line(rec: dict) -> str:
@@ -122,9 +121,9 @@ def transcript_line(rec: dict) -> str:
     return f"{t} {kind}"
 
 
-def _printer(jsonl_mode: bool, fmt):
+def _printer(jsonl_mode: bool, fmt, prepare=lambda r: r):
     if jsonl_mode:
-        return lambda r: emit_jsonl([r])
+        return lambda r: emit_jsonl([prepare(r)])
     return lambda r: click.echo(fmt(r))
 
 
@@ -139,13 +138,13 @@ def transcript_cmd(agent: str, as_jsonl: bool, tail: int | None, follow: bool) -
     """Print AGENT's transcript: messages, assistant rounds, tool calls and results, briefs,
     failures."""
     from holon.home.registry import resolve
-    from holon.store import jsonl
+    from holon.store import jsonl, storedonce
 
     home = resolve(agent)
     path = home.transcript
     offset = _size(path)
     records = jsonl.tail(path, tail) if tail is not None else jsonl.read(path)
-    show = _printer(as_jsonl, transcript_line)
+    show = _printer(as_jsonl, transcript_line, storedonce.expand_entry)
     for r in records:
         show(r)
     if follow:

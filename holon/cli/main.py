@@ -54,6 +54,7 @@ COMMANDS: dict[str, str] = {
     "trigger": "holon.cli.trigger:trigger_cmd",
     "watch": "holon.cli.watch:watch_cmd",
     "doctor": "holon.cli.doctor:doctor_cmd",
+    "gc": "holon.cli.gc:gc_cmd",
     "debug": "holon.cli.debug:debug_group",
     "memory": "holon.cli.memory:memory_group",
     "schedule": "holon.cli.schedule:schedule_cmd",

@@ -16,6 +16,7 @@ from typing import Any
 
 from holon.model.conversation import AssistantItem, ToolCall, ToolResultItem, UserItem
 from holon.safetext import one_line
+from holon.store import jsonl
 
 ITEM_OVERHEAD = 6  # role and framing tokens per item, roughly
 
@@ -34,22 +35,13 @@ class Turn:
 
 def read_turns(path: os.PathLike, start: int, stop: int | None = None) -> list[Turn]:
     """The turns whose `message` line lies in [start, stop); lines before the first message are
-    skipped (a window never starts mid-turn). A torn or garbage line is skipped."""
-    try:
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            start = safe_start(f, start, size)
-            end = size if stop is None else max(start, min(stop, size))
-            f.seek(start)
-            data = f.read(end - start)
-    except FileNotFoundError:
-        return []
+    skipped (a window never starts mid-turn). A torn or garbage line is skipped. Offsets are the
+    ledger's logical offsets: a window may begin in a rotated segment (holon.store.segments)."""
     turns: list[Turn] = []
-    pos = start
-    for line in data.splitlines(keepends=True):
-        here, pos = pos, pos + len(line)
-        if not line.endswith(b"\n"):
-            break  # a line still being written (or torn): not part of any turn yet
+    for here, line in jsonl.lines(path, start):
+        pos = here + len(line)
+        if stop is not None and pos > stop:
+            break
         try:
             entry = json.loads(line)
         except (ValueError, UnicodeDecodeError):
@@ -62,21 +54,6 @@ def read_turns(path: os.PathLike, start: int, stop: int | None = None) -> list[T
             turns[-1].entries.append(entry)
             turns[-1].end = pos
     return turns
-
-
-def safe_start(f: Any, start: int, size: int) -> int:
-    """`start` if it is a line start inside the file, else the next line start (a transcript that
-    was truncated or replaced leaves a stale offset: never read half a line)."""
-    if start <= 0:
-        return 0
-    if start >= size:
-        return size
-    f.seek(start - 1)
-    if f.read(1) == b"\n":
-        return start
-    rest = f.read(min(size - start, 1 << 20))
-    idx = rest.find(b"\n")
-    return size if idx < 0 else start + idx + 1
 
 
 def message_text(data: dict[str, Any]) -> str:

@@ -62,10 +62,8 @@ def read(home: Home) -> AgentState | None:
 
 
 def transcript_size(home: Home) -> int:
-    try:
-        return os.stat(home.transcript).st_size
-    except FileNotFoundError:
-        return 0
+    """The transcript's logical size (its rotated segments included)."""
+    return jsonl.end_offset(home.transcript)
 
 
 def rewound(home: Home, state: AgentState) -> bool:
@@ -128,30 +126,22 @@ def unfinished_turns(home: Home) -> dict[str, dict[str, Any]]:
         return {}
     began: dict[str, dict[str, Any]] = {}
     ended: set[str] = set()
-    offset = 0
-    try:
-        with open(home.transcript, "rb") as f:
-            for line in f:
-                here, offset = offset, offset + len(line)
-                if not line.endswith(b"\n") or not (
-                    b'"message"' in line or b"turn_terminal" in line
-                ):
-                    continue
-                entry = jsonl.parse_line(line)
-                if entry is None:
-                    continue
-                mid, tid = entry.get("message_id"), entry.get("turn_id")
-                if entry.get("kind") == "message" and mid in waiting and mid not in began and tid:
-                    began[mid] = {
-                        "turn_id": tid,
-                        "transcript_offset": here,
-                        "started_at": entry.get("created_at"),
-                        "pid": None,
-                    }
-                elif entry.get("kind") == "turn_terminal" and tid:
-                    ended.add(tid)
-    except FileNotFoundError:
-        return {}
+    for here, line in jsonl.lines(home.transcript, 0):  # logical offsets, across segments
+        if not (b'"message"' in line or b"turn_terminal" in line):
+            continue
+        entry = jsonl.parse_line(line)
+        if entry is None:
+            continue
+        mid, tid = entry.get("message_id"), entry.get("turn_id")
+        if entry.get("kind") == "message" and mid in waiting and mid not in began and tid:
+            began[mid] = {
+                "turn_id": tid,
+                "transcript_offset": here,
+                "started_at": entry.get("created_at"),
+                "pid": None,
+            }
+        elif entry.get("kind") == "turn_terminal" and tid:
+            ended.add(tid)
     return {m: rec for m, rec in began.items() if rec["turn_id"] not in ended}
 
 

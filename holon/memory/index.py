@@ -27,14 +27,14 @@ from holon import clock
 from holon.errors import InvalidInput, OperationFailed, UsageError
 from holon.home.layout import Home
 from holon.memory import DEFAULT_CHARS, DEFAULT_LIMIT, MAX_CHARS, MAX_LIMIT, project, sources
-from holon.store import jsonl
+from holon.store import jsonl, segments
 from holon.store.locks import LockBusy, locked
 
 T = TypeVar("T")
 _PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 SCHEMA = 1
 CHUNK_BYTES = 4 << 20  # ledger bytes read and committed per step of catch-up
-HEAD_BYTES = 4096  # a ledger's first bytes, hashed to notice it was replaced
+HEAD_BYTES = 4096  # the bytes before the indexed offset, hashed to notice a replaced ledger
 HASH_ALWAYS_BYTES = 1 << 20  # memory files up to this size are hashed on every search
 MAX_MEMORY_FILES = 100
 ALWAYS_HASHED = ("memory/self.md", "memory/operator.md")
@@ -235,13 +235,15 @@ class _Writer:
         )
 
 
-def _head(fd: int, upto: int) -> str:
-    return hashlib.sha256(os.pread(fd, min(upto, HEAD_BYTES), 0)).hexdigest()
+def _head(path: Path, upto: int) -> str:
+    """The digest of the ledger's last bytes before logical offset `upto` (offsets run across
+    rotated segments, holon.store.segments, so a rotation changes nothing here)."""
+    return hashlib.sha256(segments.bytes_before(path, upto, HEAD_BYTES)).hexdigest()
 
 
-def _moved(fd: int, row: sqlite3.Row) -> bool:
-    """The ledger's first bytes are not the ones indexed: it was replaced, not appended to."""
-    return row["offset"] > 0 and _head(fd, row["offset"]) != row["digest"]
+def _moved(path: Path, row: sqlite3.Row) -> bool:
+    """The bytes before the indexed offset are not the ones indexed: the ledger was replaced."""
+    return row["offset"] > 0 and _head(path, row["offset"]) != row["digest"]
 
 
 def _doc(build: Callable[..., sources.Doc | None], *args: Any) -> sources.Doc | None:
@@ -410,55 +412,43 @@ def _rel(home: Home, path: Path) -> str:
 
 def _ledger_stale(w: _Writer, ledger: _Ledger) -> bool:
     row = w.source(ledger.name)
-    try:
-        fd = os.open(ledger.path, os.O_RDONLY)
-    except FileNotFoundError:
-        return row is not None and row["offset"] > 0
-    try:
-        size = os.fstat(fd).st_size
-        if row is None:
-            return size > 0
-        return size != row["offset"] or _moved(fd, row)
-    finally:
-        os.close(fd)
+    size = jsonl.end_offset(ledger.path)  # logical: rotated segments included
+    if row is None:
+        return size > 0
+    return size != row["offset"] or _moved(ledger.path, row)
 
 
 def _catch_up_ledger(w: _Writer, ledger: _Ledger) -> None:
-    """Index the complete lines past the recorded offset, one committed chunk at a time."""
-    try:
-        f = open(ledger.path, "rb")
-    except FileNotFoundError:
-        if w.source(ledger.name) is not None:
-            _txn(w, lambda: (ledger.reset(w), w.set_source(ledger.name)))
-        return
-    with f:
-        fd = f.fileno()
-        size = os.fstat(fd).st_size
-        row = w.source(ledger.name)
-        offset = row["offset"] if row else 0
-        if row is not None and (size < offset or _moved(fd, row)):
-            _txn(w, lambda: (ledger.reset(w), w.set_source(ledger.name)))
-            offset = 0
-        while offset < size:
-            f.seek(offset)
-            data = f.read(CHUNK_BYTES)
-            end = data.rfind(b"\n")
-            while end < 0 and len(data) < size - offset:  # one line longer than a chunk
-                more = f.read(CHUNK_BYTES)
-                data += more
-                end = data.rfind(b"\n")
-            if end < 0:
-                break  # only a torn or unfinished last line is left
-            recs = [r for r in map(jsonl.parse_line, data[: end + 1].split(b"\n")) if r is not None]
-            new = offset + end + 1
-            _txn(
-                w,
-                lambda recs=recs, new=new: (
-                    ledger.records(w, recs),
-                    w.set_source(ledger.name, offset=new, size=new, digest=_head(fd, new)),
-                ),
-            )
-            offset = new
+    """Index the complete lines past the recorded (logical) offset, one committed chunk at a
+    time, following the ledger into its rotated segments."""
+    size = jsonl.end_offset(ledger.path)
+    row = w.source(ledger.name)
+    offset = row["offset"] if row else 0
+    if row is not None and (size < offset or _moved(ledger.path, row)):
+        _txn(w, lambda: (ledger.reset(w), w.set_source(ledger.name)))
+        offset = 0
+    recs: list[dict] = []
+    new, chunk = offset, 0
+    for here, line in jsonl.lines(ledger.path, offset):
+        rec = jsonl.parse_line(line)
+        if rec is not None:
+            recs.append(rec)
+        new, chunk = here + len(line), chunk + len(line)
+        if chunk >= CHUNK_BYTES:
+            _commit_chunk(w, ledger, recs, new)
+            recs, chunk, offset = [], 0, new
+    if new != offset:
+        _commit_chunk(w, ledger, recs, new)
+
+
+def _commit_chunk(w: _Writer, ledger: _Ledger, recs: list[dict], new: int) -> None:
+    _txn(
+        w,
+        lambda: (
+            ledger.records(w, recs),
+            w.set_source(ledger.name, offset=new, size=new, digest=_head(ledger.path, new)),
+        ),
+    )
 
 
 def _txn(w: _Writer, fn: Callable[[], Any]) -> None:

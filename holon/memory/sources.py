@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from holon.memory import MAX_CHARS
+from holon.store import storedonce
 
 AGENT = "agent"
 WORKSPACE = "workspace"
@@ -296,7 +297,7 @@ def tool_doc(
     }
     updated = call.get("created_at") or ""
     if result is not None:
-        envelope = (result.get("data") or {}).get("envelope") or {}
+        envelope = storedonce.expand(result.get("data") or {}).get("envelope") or {}
         more, outcome = _outcome(envelope)
         lines += more
         meta.update(outcome)

@@ -415,10 +415,7 @@ def sandbox_finding(aid: str, home: Home) -> list[dict[str, Any]]:
 
 def _fresh(home: Home, doc: dict[str, Any]) -> bool:
     """Never prompted, nothing queued: a new agent, not one in trouble."""
-    try:
-        admitted = os.path.getsize(home.messages)
-    except OSError:
-        admitted = 0
+    admitted = jsonl.end_offset(home.messages)  # rotated segments count
     return not admitted and not doc["pending"]["messages"] and not doc["dead_letters"]
 
 

@@ -1,9 +1,15 @@
-"""Append-only JSONL ledgers: one-write appends, torn-line tolerant reads, tail from the end.
+"""Append-only JSONL ledgers: one-write appends, torn-line tolerant reads, tail from the end,
+rotation into segments.
 
 A crash can leave the last line of a ledger half-written. Readers skip any line
 that does not parse (torn or garbage). The next writer, which holds the agent's
 state lock, truncates a torn tail (bytes after the last newline) before it
 appends, so a torn line never glues itself to the next record.
+
+A ledger is its live file (`transcript.jsonl`) plus the segments rotated out of it
+(`transcript.<date>.<base>.jsonl`, see segments.py). Offsets are logical: a segment's bytes
+begin at its base, the live file's at the end of the newest segment, so an offset recorded
+before a rotation still names the same line after it. Every reader here reads across segments.
 """
 
 from __future__ import annotations
@@ -13,7 +19,11 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from holon.errors import HolonError
 from holon.store.atomic import FILE_MODE, dumps, private, write_all, write_bytes
+from holon.store.segments import Segment, end_offset, files_from, open_live, rotate_if_due, segments
+
+__all__ = ["Segment", "end_offset", "segments"]
 
 _BLOCK = 64 * 1024
 
@@ -42,6 +52,10 @@ def append_many(path: str | os.PathLike, records: list[Any], *, fsync: bool = Tr
             raise
     finally:
         os.close(fd)
+    try:
+        rotate_if_due(path, start + len(data))
+    except (OSError, HolonError):  # the records are written: a rotation that fails is retried
+        pass  # by the next append (and a bad [retention] setting is reported by its readers)
 
 
 def _complete_end(fd: int, size: int) -> int:
@@ -79,44 +93,72 @@ def parse_line(line: bytes) -> dict | None:
 
 
 def read(path: str | os.PathLike) -> Iterator[dict]:
-    """Every parseable record, in order; torn and garbage lines are skipped."""
-    try:
-        fh = open(path, "rb")
-    except FileNotFoundError:
-        return
-    with fh:
-        for line in fh:
-            if not line.endswith(b"\n"):
-                # torn last line: not committed yet
-                break
-            rec = parse_line(line)
-            if rec is not None:
-                yield rec
+    """Every parseable record, in order, across segments; torn and garbage lines are skipped."""
+    for _, line in lines(path, 0):
+        rec = parse_line(line)
+        if rec is not None:
+            yield rec
+
+
+def lines(path: str | os.PathLike, offset: int) -> Iterator[tuple[int, bytes]]:
+    """(logical offset, line) of every complete line at or after `offset`, across segments. An
+    offset inside a removed segment starts at the next line that is left."""
+    for base, fh in files_from(path, offset):
+        with fh:
+            pos = max(offset - base, 0)
+            fh.seek(max(pos - 1, 0))
+            if pos > 0 and fh.read(1) != b"\n":  # a stale offset inside a line: the next one
+                skipped = fh.readline()
+                pos += len(skipped)
+                if not skipped.endswith(b"\n"):
+                    break
+            for line in fh:
+                if not line.endswith(b"\n"):
+                    break  # torn last line: not committed yet
+                yield base + pos, line
+                pos += len(line)
+
+
+def read_bytes_from(path: str | os.PathLike, offset: int) -> bytes:
+    """The complete lines at or after `offset`, as bytes (all segments joined)."""
+    return b"".join(line for _, line in lines(path, offset))
 
 
 def read_from(path: str | os.PathLike, offset: int) -> tuple[list[dict], int]:
-    """Complete records after byte `offset`, and the offset after the last complete line."""
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(offset)
-            data = fh.read()
-    except FileNotFoundError:
-        return [], offset
-    end = data.rfind(b"\n")
-    if end < 0:
-        return [], offset
-    records = [r for r in (parse_line(x) for x in data[: end + 1].split(b"\n")) if r is not None]
-    return records, offset + end + 1
+    """Complete records after logical `offset`, and the offset after the last complete line."""
+    records: list[dict] = []
+    end = offset
+    for here, line in lines(path, offset):
+        rec = parse_line(line)
+        if rec is not None:
+            records.append(rec)
+        end = here + len(line)
+    return records, end
 
 
 def tail(path: str | os.PathLike, n: int) -> list[dict]:
-    """The last `n` parseable records, reading backwards: cost does not grow with file length."""
+    """The last `n` parseable records, reading backwards (the live file, then segments newest
+    first): cost does not grow with the ledger's length."""
     if n <= 0:
         return []
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        return []
+    base, fd = open_live(path)
+    found: list[dict] = []
+    if fd is not None:
+        found = _tail_fd(fd, n)
+    if len(found) < n:
+        for seg in reversed([s for s in segments(path) if s.base < base]):
+            try:
+                sfd = os.open(seg.path, os.O_RDONLY)
+            except FileNotFoundError:
+                continue
+            found = _tail_fd(sfd, n - len(found)) + found
+            if len(found) >= n:
+                break
+    return found
+
+
+def _tail_fd(fd: int, n: int) -> list[dict]:
+    """The last `n` records of one file; closes `fd`."""
     try:
         pos = _complete_end(fd, os.fstat(fd).st_size)
         carry = b""
@@ -150,11 +192,11 @@ def last(path: str | os.PathLike) -> dict | None:
 
 
 def scan(path: str | os.PathLike) -> tuple[int, int, bool]:
-    """(good lines, bad lines, torn tail) — for doctor and tests."""
+    """(good lines, bad lines, torn tail) across segments — for doctor and tests."""
     good = bad = 0
     torn = False
-    try:
-        with open(path, "rb") as fh:
+    for _, fh in files_from(path, 0):
+        with fh:
             for line in fh:
                 if not line.endswith(b"\n"):
                     torn = True
@@ -165,8 +207,6 @@ def scan(path: str | os.PathLike) -> tuple[int, int, bool]:
                     bad += 1
                 else:
                     good += 1
-    except FileNotFoundError:
-        pass
     return good, bad, torn
 
 

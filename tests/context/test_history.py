@@ -7,6 +7,7 @@ import json
 
 from holon.context import history
 from holon.model.conversation import AssistantItem, ToolCall, ToolResultItem, UserItem
+from holon.store import jsonl
 
 
 def _round(calls=(), text=""):
@@ -178,17 +179,18 @@ def test_a_stale_offset_inside_a_line_starts_at_the_next_line(tmp_path):
     assert [(t.turn_id, t.offset) for t in turns] == [("t2", offsets[2])]
     turns = history.read_turns(path, offsets[2] + 1)
     assert turns == []
-    with open(path, "rb") as f:
-        size = path.stat().st_size
-        assert history.safe_start(f, 0, size) == 0
-        assert history.safe_start(f, -5, size) == 0
-        assert history.safe_start(f, offsets[2], size) == offsets[2]
-        assert history.safe_start(f, offsets[2] + 3, size) == offsets[3]
-        assert history.safe_start(f, size + 100, size) == size
+
+    def first_line(offset):  # where reading from `offset` starts: a line start, never mid-line
+        return next((here for here, _ in jsonl.lines(path, offset)), None)
+
+    size = path.stat().st_size
+    assert first_line(0) == 0
+    assert first_line(-5) == 0
+    assert first_line(offsets[2]) == offsets[2]
+    assert first_line(offsets[2] + 3) == offsets[3]
+    assert first_line(size + 100) is None
     path.write_bytes(path.read_bytes() + b'{"kind": "message", "no newline')
-    with open(path, "rb") as f:
-        new_size = path.stat().st_size
-        assert history.safe_start(f, size + 2, new_size) == new_size  # no next line: at the end
+    assert first_line(size + 2) is None  # no next line: nothing to read
 
 
 def test_item_sizes_count_bytes_and_calls():

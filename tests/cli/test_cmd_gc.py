@@ -1,0 +1,149 @@
+"""`holon gc` through the real CLI: retention removes only what no reader needs; --dry-run
+changes nothing; a busy agent is skipped."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from helpers import holon, init_agent, write_script
+
+from holon.cli.gc import render
+from holon.home.layout import Home
+from holon.ops.gc import GcReport, Removal
+from holon.store import segments
+from holon.store.locks import FileLock
+
+OLD = time.time() - 90 * 86400
+
+
+def _snapshot(root) -> dict[str, tuple[bytes, int]]:
+    out = {}
+    for dirpath, _, names in os.walk(root):
+        for n in names:
+            p = os.path.join(dirpath, n)
+            out[os.path.relpath(p, root)] = (Path(p).read_bytes(), os.stat(p).st_mode)
+    return out
+
+
+def _task(home, task_id: str, status: str, finished: str | None, result_msg: str = "") -> None:
+    d = home / ".holon" / "tasks" / task_id
+    d.mkdir(mode=0o700)
+    rec = {"id": task_id, "status": status, "finished_at": finished, "kind": "command_task"}
+    rec.update(command={"cmd": "true"}, result_message_id=result_msg or None)
+    (d / "task.json").write_text(json.dumps(rec))
+    (d / "output.log").write_text("out\n" * 100)
+
+
+def _gc(*args) -> list[dict]:
+    return json.loads(holon("gc", *args, "--json").stdout)
+
+
+def test_gc_keeps_what_readers_need_and_dry_run_changes_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOLON_RETENTION_LEDGER_SEGMENT_BYTES", "5000")
+    monkeypatch.setenv("HOLON_RETENTION_SEGMENT_KEEP_DAYS", "30")
+    home = init_agent()
+    big = "printf '%*s' 60000 '' | tr ' ' y; echo"
+    call = {"id": "c1", "name": "ExecCommand", "arguments": {"cmd": big, "login": False}}
+    rounds = [{"text": "", "tool_calls": [call]}, {"text": "done"}] + [{"text": "ok"}] * 3
+    model = write_script(tmp_path / "s.jsonl", rounds)
+    for text in ("make output", "two", "three"):
+        holon("prompt", "a", text, "--model", model)
+    arts = home / ".holon" / "artifacts"
+    (used,) = list(arts.iterdir())  # the full stdout, named by the tool result in the window
+    stale = arts / "exec-stdout-0badc0de.log"
+    stale.write_text("old output\n")
+    for p in (used, stale):
+        os.utime(p, (OLD, OLD))
+    old_iso = "2020-01-01T00:00:00.000Z"
+    _task(home, "task_0old", "completed", old_iso)
+    _task(home, "task_0running", "running", None)
+    now_iso = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+    _task(home, "task_0recent", "completed", now_iso)
+    holon("prompt", "a", "later", "--no-wait", "--model", model)  # an unsettled message
+    pending = next((home / ".holon" / "queue" / "new").iterdir())
+    _task(home, "task_0unsettled", "failed", old_iso, json.loads(pending.read_text())["id"])
+    ledger = home / ".holon" / "ledger" / "transcript.jsonl"
+    events = ledger.with_name("events.jsonl")
+    segs, event_segs = segments.segments(ledger), segments.segments(events)
+    assert len(segs) >= 2 and len(event_segs) >= 2
+    for s in segs + event_segs:
+        os.utime(s.path, (OLD, OLD))
+
+    before = _snapshot(home)
+    (dry,) = _gc("a", "--dry-run")
+    assert _snapshot(home) == before  # byte for byte, modes included
+    assert dry["outcome"] == "dry_run"
+    removed = {r["path"] for r in dry["removed"]}
+    assert ".holon/artifacts/exec-stdout-0badc0de.log" in removed
+    assert ".holon/tasks/task_0old" in removed
+    assert not any(k in p for p in removed for k in ("running", "recent", "unsettled"))
+    assert not any(used.name in p for p in removed)
+    # transcript segments stay (the replay window and the memory index still read them); an
+    # old events segment may go (no reader needs what the events ledger held long ago)
+    assert {r["path"] for r in dry["removed"] if r["kind"] == "segment"} == {
+        s.path.relative_to(home).as_posix() for s in event_segs[:-1]
+    }
+    text = holon("gc", "a", "--dry-run").stdout
+    assert "would remove artifact .holon/artifacts/exec-stdout-0badc0de.log" in text
+
+    holon("memory", "search", "a", "anything")  # the index catches up on every segment
+    (done,) = _gc("a")
+    assert done["outcome"] == "done" and done["bytes_freed"] == sum(
+        r["bytes"] for r in done["removed"]
+    )
+    gone = {r["path"] for r in done["removed"]}
+    assert removed <= gone and not stale.exists() and used.exists()
+    assert not (home / ".holon" / "tasks" / "task_0old").exists()
+    # the context window still replays the whole transcript: its segments stay
+    assert [s.path for s in segments.segments(ledger)] == [s.path for s in segs]
+    left = segments.segments(events)
+    assert [s.path for s in left] == [
+        event_segs[-1].path
+    ]  # the newest segment stays: its name holds the offsets' base
+    seqs = [json.loads(x)["event_seq"] for x in holon("events", "a", "--jsonl").stdout.split()]
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs))) and seqs[0] > 1
+    # every reader still works on what is left
+    entries = [json.loads(x) for x in holon("transcript", "a", "--jsonl").stdout.splitlines()]
+    assert entries[-1]["kind"] == "turn_terminal"
+    holon("tick", "a", "--model", model)
+    assert holon("memory", "search", "a", "later").returncode == 0
+    assert _gc("a")[0]["removed"] == []  # nothing more to do
+
+    lock = FileLock(Home(home, "a").turn_lock)
+    lock.acquire(blocking=False)
+    try:
+        (busy,) = _gc("a")
+        assert busy["outcome"] == "busy" and busy["removed"] == []
+        assert "busy" in holon("gc", "--all").stdout
+    finally:
+        lock.release()
+
+
+def test_gc_needs_an_agent_or_all():
+    proc = holon("gc", check=False)
+    assert proc.returncode == 2 and "missing_agent" in proc.stderr
+
+
+def test_render_lists_each_removal_and_the_total():
+    r = GcReport("a", "/h", "dry_run", [Removal("artifact", ".holon/artifacts/x.log", 10, "old")])
+    assert render(r).splitlines() == [
+        "a: would remove artifact .holon/artifacts/x.log (10 bytes, old)",
+        "a: would remove 1 item(s), 10 bytes",
+    ]
+
+
+def test_gc_all_reports_a_broken_home_and_still_collects_the_others():
+    init_agent("good")
+    broken = init_agent("broken")
+    (broken / ".holon" / "agent.json").unlink()
+    proc = holon("gc", "--all", "--json", check=False)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    by_id = {r["agent_id"]: r for r in json.loads(proc.stdout)}
+    assert by_id["good"]["outcome"] == "done"
+    assert by_id["broken"]["outcome"] == "error" and "agent.json" in by_id["broken"]["error"]
+    text = holon("gc", "--all", check=False)
+    assert text.returncode == 1 and "broken: not collected: broken: agent.json" in text.stderr
+    assert "good: removed 0 item(s)" in text.stdout
