@@ -33,13 +33,12 @@ import json
 from typing import Any
 
 from holon import clock, config
-from holon.agent import seal
+from holon.agent import envelope, seal
 from holon.agent.handle import Agent
 from holon.errors import InvalidInput, NotRunnable, UsageError
-from holon.home import settings
+from holon.home import dueindex, settings
 from holon.home.layout import Home
 from holon.ids import new_id
-from holon.model.messages import MessageEnvelope
 from holon.safetext import one_line
 from holon.store import jsonl
 
@@ -236,8 +235,8 @@ def admit(
     refs = dict(source_refs or {})
     if task_id:
         refs.setdefault("task_id", task_id)
-    try:
-        env = MessageEnvelope(
+    try:  # the record MessageEnvelope would dump, without importing pydantic (holon.agent.envelope)
+        record = envelope.record(
             id=new_id("msg"),
             agent_id=home.agent_id,
             created_at=clock.now_iso(),
@@ -264,17 +263,18 @@ def admit(
             kind="invalid_message",
             hint="check the message body and priority",
         ) from None
-    record = env.model_dump(mode="json")
     agent = Agent(home)
     with agent.state_lock():
         record["seal"] = seal.seal(home, record)  # what admission decided, for verify at claim
         # the queue file is the admission (it is what runs); the ledger logs it after, so a crash
         # between the two never logs a message that is not queued
+        dueindex.mark(home.root)  # before and after the queue file: early, never late
         home.queue.put(record, priority)
+        dueindex.mark(home.root)
         jsonl.append(home.messages, record)
     agent.event(
         "message_admitted",
-        message_id=env.id,
+        message_id=record["id"],
         message_kind=kind,
         origin=record["origin"],
         trust=trust,

@@ -28,16 +28,22 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from holon import clock
-from holon.home import migrate, runstate, settings
+from holon.home import migrate, settings
 from holon.home.layout import Home, corrupt, read_identity
 from holon.ids import new_id
-from holon.model.records import AgentState, AgentStatus, BriefRecord, TranscriptEntry
 from holon.store import jsonl
 from holon.store.atomic import write_json
 from holon.store.locks import FileLock
+
+if TYPE_CHECKING:
+    from holon.model.records import AgentState, AgentStatus
+
+# The pydantic records (holon.model.records, and holon.home.runstate over them) are imported by the
+# methods that read or write state: admission (`holon enqueue`, `holon prompt --no-wait`) takes the
+# state lock and appends an event, and must not pay for pydantic (tests/cli/test_imports_admission).
 
 FileKey = tuple[int, int, int, int] | None
 
@@ -99,6 +105,8 @@ class Agent:
 
     def _load(self) -> None:
         """Read both files without a lock; anything to repair is decided again under it."""
+        from holon.home import runstate
+
         key = self._keys()
         found = settings.read(self.home)
         try:
@@ -118,6 +126,8 @@ class Agent:
     def _repair(self) -> None:
         """Under the lock: adopt settings changed outside holon, or rebuild a run state that is
         missing, unreadable (set aside first) or ahead of the ledgers."""
+        from holon.home import runstate
+
         with self.state_lock():
             key = self._keys()
             self._settings = settings.read(self.home)
@@ -144,12 +154,16 @@ class Agent:
             self.event("state_rebuilt", reason=reason, problem=problem, set_aside=where)
 
     def _set_aside(self, problem: str) -> Path | None:
+        from holon.home import runstate
+
         try:
             return runstate.set_aside(self.home)
         except OSError:
             raise corrupt(self.home.state_json, problem, runstate.HINT) from None
 
     def _with_settings(self, state: AgentState) -> AgentState:
+        from holon.model.records import AgentState
+
         if self._settings is None:
             return state
         merged = AgentState.model_validate(
@@ -182,16 +196,23 @@ class Agent:
 
     # -- ledgers ---------------------------------------------------------
     def _next_event_seq(self) -> int:
-        try:
-            size = os.stat(self.home.events).st_size
-        except FileNotFoundError:
-            size = 0
+        size = jsonl.end_offset(self.home.events)  # logical: a rotation does not move it
         if self._events_end is not None and self._events_end[0] == size:
             return self._events_end[1] + 1
         last = jsonl.last(self.home.events)
         return int(last.get("event_seq", 0)) + 1 if last else 1
 
     def event(self, kind: str, /, **data: Any) -> dict[str, Any]:
+        return self._event(kind, data, fsync=True)
+
+    def telemetry(self, kind: str, /, **data: Any) -> dict[str, Any]:
+        """An event that only reports (per-round timings and counts; nothing is recovered from
+        it): appended without an fsync of its own. A killed process loses nothing (the line is in
+        the page cache); a power loss may lose it unless a later event was synced, as the turn's
+        terminal is."""
+        return self._event(kind, data, fsync=False)
+
+    def _event(self, kind: str, data: dict[str, Any], *, fsync: bool) -> dict[str, Any]:
         with self.state_lock():
             seq = self._next_event_seq()
             rec = {
@@ -203,8 +224,8 @@ class Agent:
                 "kind": kind,
                 "data": data,
             }
-            jsonl.append(self.home.events, rec)
-            self._events_end = (os.stat(self.home.events).st_size, seq)
+            jsonl.append(self.home.events, rec, fsync=fsync)
+            self._events_end = (jsonl.end_offset(self.home.events), seq)
             return rec
 
     def transcript(
@@ -216,6 +237,8 @@ class Agent:
         message_id: str | None = None,
         **data: Any,
     ) -> dict[str, Any]:
+        from holon.model.records import TranscriptEntry
+
         entry = TranscriptEntry(
             id=new_id("tr"),
             agent_id=self.id,
@@ -231,10 +254,7 @@ class Agent:
         return rec
 
     def transcript_offset(self) -> int:
-        try:
-            return self.home.transcript.stat().st_size
-        except FileNotFoundError:
-            return 0
+        return jsonl.end_offset(self.home.transcript)  # logical: across rotated segments
 
     def brief(
         self,
@@ -246,7 +266,12 @@ class Agent:
         work_item_id: str | None = None,
         related_task_id: str | None = None,
         turn_id: str | None = None,
+        record_time: bool = True,
     ) -> dict[str, Any]:
+        """Write a brief (transcript line, then the brief ledger). Without `record_time`, the
+        caller sets `last_brief_at` in its own state write (a turn's settle writes state once)."""
+        from holon.model.records import BriefRecord
+
         rec = BriefRecord(
             id=new_id("brf"),
             agent_id=self.id,
@@ -265,7 +290,8 @@ class Agent:
             # completes it (keep_brief) instead of writing a second one
             self.transcript("brief", turn_id=turn_id, message_id=related_message_id, brief=data)
             jsonl.append(self.home.briefs, data)
-            self.update_state(lambda s: setattr(s, "last_brief_at", rec.created_at))
+            if record_time:
+                self.update_state(lambda s: setattr(s, "last_brief_at", rec.created_at))
         self.home.mark_memory_dirty()
         return data
 

@@ -21,12 +21,44 @@ def after_turn(
     delivered: bool,
 ) -> list[dict[str, Any]]:
     """Merge a settled turn (`turn`: turn_id, turn_index, message_id, offset, end, work_item_id,
-    workspace_id, outcome). Returns the episodes it finalized."""
-    state = agent.state()
+    workspace_id, outcome) in a state write of its own. Returns the episodes it finalized."""
+    records: list[dict[str, Any]] = []
+
+    def apply(s: AgentState) -> None:
+        records.extend(
+            merge(
+                agent,
+                s,
+                turn=turn,
+                message=message,
+                rounds=rounds,
+                results=results,
+                delivered=delivered,
+            )
+        )
+
+    agent.update_state(apply)
+    announce(agent, records)
+    return records
+
+
+def merge(
+    agent: Agent,
+    state: AgentState,
+    *,
+    turn: dict[str, Any],
+    message: dict[str, Any],
+    rounds: list[dict[str, Any]],
+    results: dict[str, dict[str, Any]],
+    delivered: bool,
+) -> list[dict[str, Any]]:
+    """Advance `state` (a copy about to be written, under the state lock: a turn's settle merges
+    this into its one state write) with the settled turn, appending the episodes it finalizes
+    first (log, then change). Returns them; `announce` them once the state is written."""
     if state.working_memory.last_turn_id == turn["turn_id"]:
         return []
     ev = evidence.turn_evidence(message, rounds, results)
-    wm = state.working_memory.model_copy(deep=True)
+    wm = state.working_memory
     memory.advance(wm, memory.derive(agent, state, ev))
     records: list[dict[str, Any]] = []
     builder = wm.active_episode_builder
@@ -46,15 +78,14 @@ def after_turn(
     wm.last_turn_id = turn["turn_id"]
     for rec in records:
         episodes.append(agent.home.context_episodes, rec)
+        state.context.episodes_through = max(
+            state.context.episodes_through, rec["transcript"]["end_offset"]
+        )
+    return records
 
-    def apply(s: AgentState) -> None:
-        s.working_memory = wm
-        for rec in records:
-            s.context.episodes_through = max(
-                s.context.episodes_through, rec["transcript"]["end_offset"]
-            )
 
-    agent.update_state(apply)
+def announce(agent: Agent, records: list[dict[str, Any]]) -> None:
+    """The events of the episodes a merge finalized (after the state that closes them)."""
     for rec in records:
         agent.event(
             "context_episode_finalized",
@@ -62,7 +93,6 @@ def after_turn(
             reason=rec["reason"],
             turns=rec["turns"],
         )
-    return records
 
 
 def _close(agent: Agent, wm: WorkingMemory, builder: dict[str, Any], reason: str) -> dict[str, Any]:

@@ -1,4 +1,7 @@
-"""Operator entry points used by the CLI: prompt an agent and wait, or a one-shot run."""
+"""Operator entry points used by the CLI: prompt an agent and wait, or a one-shot run.
+
+`holon prompt --no-wait` only admits: the runtime (tick, tasks, home creation) is imported by the
+functions that wait or run, so admitting stays light (tests/cli/test_imports_admission.py)."""
 
 from __future__ import annotations
 
@@ -9,15 +12,12 @@ from collections.abc import Callable
 from typing import Any
 
 from holon import config
-from holon.agent import admission, budget
+from holon.agent import admission
 from holon.agent.handle import Agent
 from holon.errors import UsageError
-from holon.home import registry
-from holon.home.init import init_home, materialise, resolve_template
+from holon.home import registry, settings
 from holon.home.layout import Home
 from holon.procs import supervises
-from holon.providers import resolve
-from holon.runtime.tick import tick
 from holon.store import jsonl
 from holon.tasks import store
 
@@ -57,13 +57,16 @@ def check_model(agent: Agent, model: str | None) -> str:
     """The model a turn of this agent would run with (--model, the agent's override, the
     default), after the checks that need no network (a malformed ref, an unknown provider, a
     missing key or script); refused when there is none."""
-    ref, _ = budget.effective_model(agent, model)
+    # as holon.agent.budget.effective_model, from the files: no run state is parsed to admit
+    ref = model or settings.lenient(agent.home).get("model_override") or config.default_model()
     if not ref:
         raise UsageError(
             f"no model is configured for {agent.id}",
             kind="no_model_configured",
             hint=NO_MODEL_HINT.format(agent=agent.id),
         )
+    from holon.providers import resolve
+
     resolve.preflight(ref, home=agent.home.root)
     return ref
 
@@ -74,7 +77,7 @@ def settle_message(agent: Agent, message_id: str, model: str | None) -> dict[str
     found = None
     queue = agent.home.queue
     for _ in range(10_000):
-        report = tick(agent.home, until_idle=True, model=model, wait=True)
+        report = _tick(agent.home, model)
         found = next(
             (t for t in report.turns if t["message_id"] == message_id), None
         ) or _from_ledgers(agent, message_id)
@@ -104,6 +107,13 @@ def settle_message(agent: Agent, message_id: str, model: str | None) -> dict[str
     elif found.get("note"):
         out["hint"] = found["note"]
     return out
+
+
+def _tick(home: Home, model: str | None) -> Any:
+    """Tick `home` until idle, waiting for the turn lock (the runtime is imported only here)."""
+    from holon.runtime.tick import tick
+
+    return tick(home, until_idle=True, model=model, wait=True)
 
 
 def _deferred(agent: Agent, message_id: str) -> dict[str, Any] | None:
@@ -195,6 +205,8 @@ def _run_named(
                 kind="unknown_agent",
                 hint=f"add --create-agent to create it, or `holon init --agent-id {agent_id}`",
             ) from None
+        from holon.home.init import init_home
+
         home = init_home(None, agent_id)
     before = {r["id"] for r in store.all_records(home)}
     out = prompt(home, text, wait=True, model=model, ingress="run_once")
@@ -220,7 +232,7 @@ def _with_tasks(
     while wait and ({r["id"] for r in records} - seen or any(_waits(home, r) for r in records)):
         seen = {r["id"] for r in records}
         _await(home, sorted(seen))
-        turns.extend(tick(home, until_idle=True, model=model, wait=True).turns)
+        turns.extend(_tick(home, model).turns)
         records = _started(home, before)
     if not records:
         return out
@@ -307,6 +319,8 @@ def _private_root(tmp: str) -> str:
 
 def _private_home(tmp: str) -> Home:
     """A temporary private agent: a real home that is not registered."""
+    from holon.home.init import materialise, resolve_template
+
     source, provenance = resolve_template("holon-default")
     root = _private_root(tmp)
     materialise(Home(root).root, source, "run", provenance, "child", "private")

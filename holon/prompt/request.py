@@ -24,6 +24,7 @@ from holon.model.conversation import (
     UserItem,
 )
 from holon.prompt import assemble
+from holon.store import jsonl
 from holon.store.atomic import write_bytes
 from holon.text import shorten
 
@@ -96,10 +97,7 @@ def _prior(
         return cache
     end = stop
     if end is None:
-        try:
-            end = agent.home.transcript.stat().st_size
-        except FileNotFoundError:
-            end = 0
+        end = jsonl.end_offset(agent.home.transcript)  # logical, across rotated segments
     scan_from = max(start, end - max_scan)
     turns = history.read_turns(agent.home.transcript, scan_from, stop)
     items = [history.items_from(t.entries) for t in turns]
@@ -321,9 +319,12 @@ def assemble_request(
     cache: PriorCache | None = None,
     reason: str = "budget",
     calibration: dict[str, float] | None = None,
+    tools_json: str | None = None,
 ) -> tuple[Assembly, PriorCache]:
     """Assemble the request for the next round. With `persist`, a compaction it needs is carried
-    out (episodes written, the window moved); without, it is only described in the manifest."""
+    out (episodes written, the window moved); without, it is only described in the manifest.
+    `tools_json` is the canonical JSON of `defs` when the caller has it cached (it is sized and
+    hashed into the cache key every round)."""
     state = agent.state()
     ctx = state.context
     budget = window.budget_for(
@@ -333,7 +334,8 @@ def assemble_request(
         learned=ctx.learned_window.get(model_ref),
     )
     raw_budget = int(budget.prompt / budget.ratio)
-    tools_json = json.dumps([d.model_dump() for d in defs], sort_keys=True)
+    if tools_json is None:
+        tools_json = json.dumps([d.model_dump() for d in defs], sort_keys=True)
     blocks = assemble.system_blocks(
         agent.home, tool_guidance=guidance, workspace_root=workspace_root
     )

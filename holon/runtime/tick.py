@@ -84,6 +84,7 @@ def tick(
         preflight.check(agent)  # a corrupt file stops the tick before any message is claimed
         recover(agent, report)
         turns = 0
+        recorded = False  # the last turn recorded last_tick_at in its own state write
         while True:
             report.fired.extend(scheduler.fire_due(agent, activate=turns == 0))
             status = agent.state().status
@@ -93,11 +94,12 @@ def tick(
             claimed = _claim(agent, report)
             if claimed is None:
                 break
-            _run_one(agent, *claimed, model, report)
+            recorded = _run_one(agent, *claimed, model, report)
             turns += 1
             if not until_idle or (max_turns is not None and turns >= max_turns):
                 break
-        agent.update_state(lambda s: setattr(s, "last_tick_at", clock.now_iso()))
+        if not recorded:
+            agent.update_state(lambda s: setattr(s, "last_tick_at", clock.now_iso()))
         nextdue.refresh(home)
     finally:
         lock.release()
@@ -130,7 +132,10 @@ def _not_an_envelope(exc: ValidationError) -> str:
 
 def _run_one(
     agent: Agent, name: str, message: MessageEnvelope, model: str | None, report: TickReport
-) -> None:
+) -> bool:
+    """Run the claimed message's turn (or only wake the agent). The agent is marked running in
+    the turn's first state write and idle again, with last_tick_at, in its settle's (a deferred
+    turn's here). True when last_tick_at was recorded so (a turn ran)."""
     run_id = message.id
     state = agent.state()
     inflight = state.inflight.get(run_id)
@@ -145,7 +150,7 @@ def _run_one(
         continuation = {**continuation, "model_visible": True}
     if not continuation["model_visible"]:
         _liveness_only(agent, name, message, continuation, report)
-        return
+        return False
 
     def running(s: AgentState) -> None:
         s.status = AgentStatus.awake_running
@@ -156,9 +161,23 @@ def _run_one(
         if not inflight:
             s.bound_work_item_id = s.current_work_item_id
 
-    agent.update_state(running)
+    def idle(s: AgentState) -> None:
+        s.current_run_id = None
+        s.run_owner_pid = None
+        if s.status == AgentStatus.awake_running:
+            s.status = AgentStatus.awake_idle
+        s.last_tick_at = clock.now_iso()
+
     can_defer = message.provider_retries < outage.max_provider_retries()
-    result = loop.run(agent, message, model=model, can_defer=can_defer, queue_file=name)
+    result = loop.run(
+        agent,
+        message,
+        model=model,
+        can_defer=can_defer,
+        queue_file=name,
+        on_start=running,
+        on_settle=idle,
+    )
     if result.status == "deferred":
         _defer(agent, name, message, result, report)
     else:
@@ -173,16 +192,11 @@ def _run_one(
             _dead_letter(agent, name, record, report, reason=reason, brief=False)
         else:
             agent.home.queue.done(name)
-
-    def idle(s: AgentState) -> None:
-        s.current_run_id = None
-        s.run_owner_pid = None
-        if s.status == AgentStatus.awake_running:
-            s.status = AgentStatus.awake_idle
-
-    agent.update_state(idle)
+    if agent.state().current_run_id == run_id:  # not settled (deferred): idle it here
+        agent.update_state(idle)
     report.outcome = "ran"
     report.turns.append(_turn_summary(result))
+    return True
 
 
 def _defer(

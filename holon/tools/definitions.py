@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+from dataclasses import dataclass
 from typing import Literal
 
 from holon.model.conversation import ToolDefinition
@@ -38,3 +41,34 @@ def _build(tool: Tool, mode: SchemaMode) -> ToolDefinition:
 
 def definitions(tools: list[Tool], mode: SchemaMode = "relaxed") -> list[ToolDefinition]:
     return [definition(t, mode) for t in tools]
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The tool definitions one model sees, with their canonical JSON (what the request's size
+    estimate and cache key are computed from) and its digest. Shared: callers must not mutate."""
+
+    defs: list[ToolDefinition]
+    json: str
+    digest: str
+
+
+_CATALOGS: dict[tuple[object, ...], Catalog] = {}
+_BY_DIGEST: dict[str, Catalog] = {}
+
+
+def catalog(tools: list[Tool], mode: SchemaMode = "relaxed", *, freeform: bool = True) -> Catalog:
+    """The catalog of `tools` as offered to a provider (`freeform`: whether it takes a custom
+    grammar), built once per process: every provider round asks for it. Keyed by the tool
+    classes and names, so a plugin registered later makes a new catalog; catalogs with the same
+    digest are one object."""
+    key = (tuple((type(t), t.name) for t in tools), mode, freeform)
+    found = _CATALOGS.get(key)
+    if found is None:
+        defs = definitions(tools, mode)
+        if not freeform:  # the grammar is never sent to a provider without custom tools
+            defs = [d.model_copy(update={"freeform_grammar": None}) for d in defs]
+        text = json.dumps([d.model_dump() for d in defs], sort_keys=True)
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        found = _CATALOGS[key] = _BY_DIGEST.setdefault(digest, Catalog(defs, text, digest))
+    return found

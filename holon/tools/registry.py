@@ -17,6 +17,7 @@ from holon.tools.base import CallOutcome, Tool, ToolContext, ToolFailure, bounde
 from holon.tools.catalog import BUILTINS
 
 _EXTRA: dict[str, Tool] = {}  # tools registered at run time (plugins, tests' side-effect tools)
+_BUILTIN: dict[str, Tool] = {}  # built-in tools, made once per process (a tool holds no state)
 _plugins_loaded = False
 
 
@@ -33,11 +34,14 @@ def get(name: str) -> Tool | None:
     _load_plugins()
     if name in _EXTRA:
         return _EXTRA[name]
-    target = BUILTINS.get(name)
-    if target is None:
-        return None
-    module, cls = target.split(":")
-    return getattr(importlib.import_module(module), cls)()
+    tool = _BUILTIN.get(name)
+    if tool is None:
+        target = BUILTINS.get(name)
+        if target is None:
+            return None
+        module, cls = target.split(":")
+        tool = _BUILTIN[name] = getattr(importlib.import_module(module), cls)()
+    return tool
 
 
 def all_tools() -> list[Tool]:

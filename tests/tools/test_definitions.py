@@ -83,3 +83,21 @@ def test_emission_does_not_mutate_the_source_schema():
     assert schema.source_schema(tool.Args) == before
     item = definition(tool, "strict").input_schema["properties"]["commands"]["items"]
     assert item["additionalProperties"] is False and item["required"] == list(item["properties"])
+
+
+def test_the_catalog_is_built_once_per_process_and_named_by_its_digest():
+    import hashlib
+    import json
+
+    from holon.tools.definitions import catalog
+
+    first = catalog(registry.all_tools(), freeform=False)
+    assert catalog(registry.all_tools(), freeform=False) is first  # not rebuilt each round
+    assert registry.get("ExecCommand") is registry.get("ExecCommand")
+    assert first.json == json.dumps([d.model_dump() for d in first.defs], sort_keys=True)
+    assert first.digest == hashlib.sha256(first.json.encode()).hexdigest()
+    assert all(d.freeform_grammar is None for d in first.defs)
+    grammar = catalog(registry.all_tools(), freeform=True)
+    assert grammar.digest != first.digest
+    assert any(d.freeform_grammar for d in grammar.defs)
+    assert [d.name for d in grammar.defs] == [d.name for d in first.defs]

@@ -14,9 +14,9 @@ from holon.model.conversation import UserItem
 from holon.patch.guidance import prompt_guidance
 from holon.prompt import request, turncontext, workqueue
 from holon.providers.runner import model_chain as chain_of
-from holon.tools import registry
+from holon.tools import definitions, registry
 from holon.tools.base import RenderPolicy, ToolContext
-from holon.tools.definitions import definitions
+from holon.tools.definitions import Catalog
 
 DEFAULT_MAX_OUTPUT_TOKENS = 8192
 FREEFORM_PROVIDERS = ("openai", "openai-codex")
@@ -78,16 +78,16 @@ def apply_patch_guidance(model_ref: str) -> str:
     return prompt_guidance("freeform" if provider in FREEFORM_PROVIDERS else "json")
 
 
-def catalog(model_ref: str) -> tuple[list[Any], list[str]]:
-    """(tool definitions, tool guidance) as offered to this model."""
+def catalog(model_ref: str) -> tuple[Catalog, list[str]]:
+    """(tool catalog, tool guidance) as offered to this model; the catalog is built once per
+    process (holon.tools.definitions.catalog)."""
     tools = registry.all_tools()
-    defs = definitions(tools, "relaxed")
-    if model_ref.split("/", 1)[0] not in FREEFORM_PROVIDERS:  # the grammar is never sent there
-        defs = [d.model_copy(update={"freeform_grammar": None}) for d in defs]
+    freeform = model_ref.split("/", 1)[0] in FREEFORM_PROVIDERS
+    tools_catalog = definitions.catalog(tools, "relaxed", freeform=freeform)
     guidance = [g for g in (getattr(t, "guidance", None) for t in tools) if g]
     if any(t.name == "ApplyPatch" for t in tools):
         guidance.append(apply_patch_guidance(model_ref))
-    return defs, guidance
+    return tools_catalog, guidance
 
 
 def max_output_tokens() -> int:
@@ -98,8 +98,8 @@ def max_output_tokens() -> int:
 
 def record_turn_context(agent: Agent, ts: Any) -> None:
     """Write the turn-scoped context once, right after the turn's message, and hand the pending
-    working-memory delta to it. The transcript entry comes first: a crash before the state update
-    shows the same delta again next turn, never loses it."""
+    working-memory delta to it. The prompted base moves in the settle's state write (or the
+    deferral's): a crash before it shows the same delta again next turn, never loses it."""
     root, cwd = execution_root(agent)
     wm = agent.state().working_memory
     delta = memory.delta(wm.last_prompted, memory.render(wm.current)) if wm.current else []
@@ -115,7 +115,7 @@ def record_turn_context(agent: Agent, ts: Any) -> None:
         workspace_id=agent.state().active_workspace_id,
     )
     ts.entries.append(entry)
-    agent.update_state(lambda s: memory.mark_prompted(s.working_memory))
+    ts.prompted_revision = wm.revision
 
 
 def _calibration(agent: Agent, ts: Any) -> dict[str, float]:
@@ -134,7 +134,7 @@ def build_request(
 ) -> request.Assembly:
     """The provider request for the next round, within the model's budget (see
     holon.prompt.request)."""
-    defs, guidance = catalog(model_ref)
+    tools, guidance = catalog(model_ref)
     root, _ = execution_root(agent)
     current = None
     if ts is not None:
@@ -144,7 +144,8 @@ def build_request(
     assembly, prior = request.assemble_request(
         agent,
         model_ref,
-        defs=defs,
+        defs=tools.defs,
+        tools_json=tools.json,
         guidance=guidance,
         workspace_root=root,
         max_output_tokens=max_output_tokens(),

@@ -18,7 +18,8 @@ from holon.model.messages import MessageEnvelope
 from holon.providers import resolve, runner
 from holon.runtime.turn import context, outage
 from holon.runtime.turn.settle import finish_failure, settle_failure, settle_success
-from holon.runtime.turn.state import TurnResult, TurnState, begin, call_key
+from holon.runtime.turn.state import StateChange, TurnResult, TurnState, begin, call_key
+from holon.store import storedonce
 from holon.tools import registry
 from holon.tools.base import CallOutcome
 
@@ -47,11 +48,16 @@ def run(
     model: str | None = None,
     can_defer: bool = False,
     queue_file: str | None = None,
+    on_start: StateChange | None = None,
+    on_settle: StateChange | None = None,
 ) -> TurnResult:
     """Run (or resume) one turn for an admitted message and settle it. A provider failure decides
     what becomes of the message (holon.runtime.turn.outage): with `can_defer`, an outage leaves the
-    turn unsettled (status `deferred`); a permanent failure dead-letters `queue_file`."""
-    ts = begin(agent, message, model=model)
+    turn unsettled (status `deferred`); a permanent failure dead-letters `queue_file`.
+    `on_start` / `on_settle`: the caller's own changes, made in the turn's first state write and
+    in its settle's (a deferred turn has no settle)."""
+    ts = begin(agent, message, model=model, on_start=on_start)
+    ts.on_settle = on_settle
     if ts.failure is not None or ts.terminal_kind == "aborted":
         return finish_failure(agent, ts)  # it crashed while settling as failed
     if ts.settled:
@@ -95,7 +101,7 @@ def _provider_round(
 ) -> tuple[ProviderResponse, dict, dict]:
     t0 = time.monotonic()
     assembly = context.build_request(agent, chain[0], ts)
-    agent.event(
+    agent.telemetry(
         "turn_context_built",
         turn_id=ts.turn_id,
         message_id=ts.message.id,
@@ -231,7 +237,7 @@ def _record_round(
     ts.rounds.append(data)
     ts.timelines.append(timeline)
     ts.usage = ts.usage + response.usage
-    agent.event(
+    agent.telemetry(
         "provider_round_completed",
         turn_id=ts.turn_id,
         round_index=data["round_index"],
@@ -240,7 +246,7 @@ def _record_round(
         provider_attempt_timeline=timeline,
         **timing,
     )
-    agent.event(
+    agent.telemetry(
         "assistant_round_recorded",
         turn_id=ts.turn_id,
         round_index=data["round_index"],
@@ -308,15 +314,18 @@ def _record_result(
     agent: Agent, ts: TurnState, key: str, call: dict, outcome: CallOutcome, duration_ms: int
 ) -> None:
     env = outcome.envelope
+    stored, refs = storedonce.compact(env, outcome.rendered)  # the output is stored once
     data = {
         "key": key,
         "call_id": call["id"],
         "tool_name": call["name"],
         "status": env["status"],
-        "envelope": env,
+        "envelope": stored,
         "rendered": outcome.rendered,
         "duration_ms": duration_ms,
     }
+    if refs:
+        data[storedonce.REFS] = refs
     effects = outcome.effects.to_record() if outcome.effects is not None else None
     if effects:
         data["effects"] = effects  # applied at settle; kept here so a resumed turn applies them too
@@ -333,4 +342,4 @@ def _record_result(
     if env["status"] == "error":
         event["tool_error"] = env["error"]
         event["error"] = outcome.rendered
-    agent.event("tool_executed", **event)
+    agent.telemetry("tool_executed", **event)

@@ -27,7 +27,7 @@ from holon.agent.handle import Agent
 from holon.errors import UsageError
 from holon.model.conversation import ProviderFailure
 from holon.model.messages import MessageEnvelope
-from holon.runtime.turn.settle import failure_artifact, settle_failure
+from holon.runtime.turn.settle import failure_artifact, prompted, settle_failure
 from holon.runtime.turn.state import TurnResult, TurnState
 from holon.store.queue import base_name
 
@@ -99,8 +99,11 @@ def conclude(
 def _deferred(
     agent: Agent, ts: TurnState, failure: ProviderFailure, timeline: dict[str, Any] | None
 ) -> TurnResult:
-    """The provider is unavailable: write nothing, keep the turn in flight; the tick re-queues
-    the message and a later attempt resumes the turn where it stopped."""
+    """The provider is unavailable: keep the turn in flight; the tick re-queues the message and a
+    later attempt resumes the turn where it stopped. Only the working-memory delta its
+    turn_context showed is recorded as shown (holon.runtime.turn.settle.prompted)."""
+    if ts.prompted_revision is not None:
+        agent.update_state(lambda s: prompted(s, ts))
     return TurnResult(
         agent_id=agent.id,
         message_id=ts.message.id,

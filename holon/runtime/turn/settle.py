@@ -9,7 +9,7 @@ from typing import Any
 from holon import clock
 from holon.agent import nextdue, timers
 from holon.agent.handle import Agent
-from holon.context import progress, window
+from holon.context import memory, progress, window
 from holon.errors import UsageError
 from holon.model.conversation import ProviderFailure
 from holon.model.records import AgentState, FailureArtifact, TurnTerminalRecord
@@ -65,6 +65,7 @@ def settle_success(agent: Agent, ts: TurnState, *, already: bool = False) -> Tur
             visibility=outcome.visibility,
             turn_id=ts.turn_id,
             work_item_id=outcome.work_item_id,
+            record_time=False,
         )
     elif ts.resumed:
         agent.keep_brief(ts.brief)
@@ -72,8 +73,8 @@ def settle_success(agent: Agent, ts: TurnState, *, already: bool = False) -> Tur
         _terminal(agent, ts, "completed")
     if agent.state().last_settled_turn_id != ts.turn_id:
         apply_effects(agent, outcome.effects, model_ref=ts.model_ref)
-    _commit_state(agent, ts, "completed", outcome)
-    _remember(agent, ts, "completed", outcome.work_item_id, outcome.visibility == "work_done")
+    delivered = outcome.visibility == "work_done"
+    _commit_state(agent, ts, "completed", outcome, outcome.work_item_id, delivered)
     return _result(agent, ts, "completed", outcome.brief_text(text), None)
 
 
@@ -124,7 +125,11 @@ def finish_failure(agent: Agent, ts: TurnState) -> TurnResult:
     text = f"{summary}\n\n{note}" if note else summary
     if ts.brief is None:
         ts.brief = agent.brief(
-            "failure", text, related_message_id=ts.message.id, turn_id=ts.turn_id
+            "failure",
+            text,
+            related_message_id=ts.message.id,
+            turn_id=ts.turn_id,
+            record_time=False,
         )
     elif ts.resumed:
         agent.keep_brief(ts.brief)
@@ -132,8 +137,7 @@ def finish_failure(agent: Agent, ts: TurnState) -> TurnResult:
         _terminal(agent, ts, "aborted")
     work_item_id = agent.state().bound_work_item_id or agent.state().current_work_item_id
     dead_letter = bool(data.get("dead_letter"))
-    _commit_state(agent, ts, "failed", None, dead_letter=dead_letter)
-    _remember(agent, ts, "failed", work_item_id, False)
+    _commit_state(agent, ts, "failed", None, work_item_id, False, dead_letter=dead_letter)
     result = _result(agent, ts, "failed", ts.final_text, artifact)
     result.provider_attempt_timeline = (
         data.get("provider_attempt_timeline") or result.provider_attempt_timeline
@@ -168,33 +172,6 @@ def apply_effects(agent: Agent, effects: ToolEffects, *, model_ref: str | None =
         timers.save(agent.home, timer)
 
 
-def _remember(
-    agent: Agent, ts: TurnState, outcome: str, work_item_id: str | None, delivered: bool
-) -> None:
-    """Advance working memory and the open episode with the settled turn (see
-    holon.context.progress)."""
-    state = agent.state()
-    message = ts.entries[0].get("data", {}) if ts.entries else {"text": ts.message.body_text()}
-    progress.after_turn(
-        agent,
-        turn={
-            "turn_id": ts.turn_id,
-            "turn_index": state.turn_index,
-            "message_id": ts.message.id,
-            "offset": ts.offset,
-            "end": agent.transcript_offset(),
-            "work_item_id": work_item_id,
-            "workspace_id": state.active_workspace_id,
-            "outcome": outcome,
-        },
-        message=message,
-        rounds=ts.rounds,
-        results=ts.results,
-        delivered=delivered,
-    )
-    agent.home.mark_memory_dirty()  # transcript lines, maybe an episode
-
-
 def _terminal(agent: Agent, ts: TurnState, kind: str) -> None:
     duration = int((time.monotonic() - ts.started) * 1000)
     for record in (agent.transcript, agent.event):
@@ -214,44 +191,97 @@ def _commit_state(
     ts: TurnState,
     outcome: str,
     turn: TurnOutcome | None,
+    work_item_id: str | None,
+    delivered: bool,
     *,
     dead_letter: bool = False,
 ) -> None:
+    """The settle's one state write, after everything it describes is in the ledgers: the turn out
+    of flight, counters, closure, calibration, the brief's time, working memory and the open
+    episode (holon.context.progress, whose finalized episodes are appended first), and what the
+    caller asked to record with it (TurnState.on_settle). Idempotent: a resumed settle redoes
+    only what is missing."""
+    state = agent.state()
+    message = ts.entries[0].get("data", {}) if ts.entries else {"text": ts.message.body_text()}
+    remembered = {
+        "turn_id": ts.turn_id,
+        "message_id": ts.message.id,
+        "offset": ts.offset,
+        "end": agent.transcript_offset(),
+        "work_item_id": work_item_id,
+        "workspace_id": state.active_workspace_id,
+        "outcome": outcome,
+    }
+    finalized: list[dict[str, Any]] = []
+
     def apply(s: AgentState) -> None:
         s.inflight.pop(ts.message.id, None)
-        if s.last_settled_turn_id == ts.turn_id:
-            return
-        s.last_settled_turn_id = ts.turn_id
-        # the tick finishes this message's queue file from these after a crash (tick.recover)
-        s.last_settled_message_id = ts.message.id
-        s.last_settled_dead_letter = dead_letter
-        s.turn_index += 1
-        usage = ts.usage
-        summary = s.token_usage
-        summary.total = summary.total + usage
-        summary.total_model_rounds += len(ts.rounds)
-        if usage.total_tokens or usage.input_tokens or usage.output_tokens:
-            summary.last_turn = usage
-        s.total_input_tokens = summary.total.input_tokens
-        s.total_output_tokens = summary.total.output_tokens
-        s.total_model_rounds = summary.total_model_rounds
-        s.total_message_count += 1
-        day = clock.now_iso()[:10]
-        s.token_usage_by_day = {day: s.token_usage_by_day.get(day, 0) + usage.total_tokens}
-        s.last_turn = TurnTerminalRecord(
-            turn_index=s.turn_index,
-            completed_at=clock.now_iso(),
-            duration_ms=int((time.monotonic() - ts.started) * 1000),
-            kind="completed" if outcome == "completed" else "aborted",
-            last_assistant_message=ts.final_text,
-            message_id=ts.message.id,
+        if ts.on_settle is not None:
+            ts.on_settle(s)
+        if s.last_settled_turn_id != ts.turn_id:
+            _count(s, ts, outcome, turn, dead_letter)
+        finalized.extend(
+            progress.merge(
+                agent,
+                s,
+                turn={**remembered, "turn_index": s.turn_index},
+                message=message,
+                rounds=ts.rounds,
+                results=ts.results,
+                delivered=delivered,
+            )
         )
-        apply_closure(s, ts, outcome, turn)
-        s.context.calibration = window.calibrated(s.context.calibration, ts.observed)
-        if ts.last_request is not None:
-            s.context.last_request = ts.last_request
 
     agent.update_state(apply)
+    progress.announce(agent, finalized)
+    agent.home.mark_memory_dirty()  # transcript lines, maybe an episode
+
+
+def _count(
+    s: AgentState, ts: TurnState, outcome: str, turn: TurnOutcome | None, dead_letter: bool
+) -> None:
+    """The settled turn in the run state: what the tick finishes a crashed settle from, counters,
+    closure, calibration, the brief's time and the working-memory delta this turn was shown."""
+    s.last_settled_turn_id = ts.turn_id
+    # the tick finishes this message's queue file from these after a crash (tick.recover)
+    s.last_settled_message_id = ts.message.id
+    s.last_settled_dead_letter = dead_letter
+    s.turn_index += 1
+    usage = ts.usage
+    summary = s.token_usage
+    summary.total = summary.total + usage
+    summary.total_model_rounds += len(ts.rounds)
+    if usage.total_tokens or usage.input_tokens or usage.output_tokens:
+        summary.last_turn = usage
+    s.total_input_tokens = summary.total.input_tokens
+    s.total_output_tokens = summary.total.output_tokens
+    s.total_model_rounds = summary.total_model_rounds
+    s.total_message_count += 1
+    day = clock.now_iso()[:10]
+    s.token_usage_by_day = {day: s.token_usage_by_day.get(day, 0) + usage.total_tokens}
+    s.last_turn = TurnTerminalRecord(
+        turn_index=s.turn_index,
+        completed_at=clock.now_iso(),
+        duration_ms=int((time.monotonic() - ts.started) * 1000),
+        kind="completed" if outcome == "completed" else "aborted",
+        last_assistant_message=ts.final_text,
+        message_id=ts.message.id,
+    )
+    apply_closure(s, ts, outcome, turn)
+    s.context.calibration = window.calibrated(s.context.calibration, ts.observed)
+    if ts.last_request is not None:
+        s.context.last_request = ts.last_request
+    if ts.brief is not None and ts.brief.get("created_at"):
+        s.last_brief_at = max(s.last_brief_at or "", ts.brief["created_at"])
+    prompted(s, ts)
+
+
+def prompted(s: AgentState, ts: TurnState) -> None:
+    """Move working memory's prompted base to what this turn's turn_context showed, carried in
+    memory since (holon.runtime.turn.context.record_turn_context); not when memory moved on."""
+    wm = s.working_memory
+    if ts.prompted_revision is not None and wm.revision == ts.prompted_revision:
+        memory.mark_prompted(wm)
 
 
 def _result(

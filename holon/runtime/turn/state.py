@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +25,10 @@ from holon.agent.handle import Agent
 from holon.ids import new_id
 from holon.model.conversation import TokenUsage
 from holon.model.messages import MessageEnvelope
+from holon.model.records import AgentState
 from holon.store import jsonl
+
+StateChange = Callable[[AgentState], None]
 
 
 @dataclass
@@ -60,6 +64,11 @@ class TurnState:
     # the model an operator chose for this turn (a tick's --model, else the message's): the
     # messages the turn causes carry it (timers, task results, follow-ups)
     model_ref: str | None = None
+    # the working-memory revision this turn's turn_context showed the delta of: the prompted base
+    # moves there in the settle's state write (None: this process wrote no turn_context)
+    prompted_revision: int | None = None
+    # what the caller (the tick) records in the settle's one state write
+    on_settle: StateChange | None = None
 
     @property
     def has_context(self) -> bool:
@@ -92,18 +101,27 @@ def call_key(round_index: int, call_id: str) -> str:
     return f"{round_index}:{call_id}"
 
 
-def begin(agent: Agent, message: MessageEnvelope, *, model: str | None = None) -> TurnState:
+def begin(
+    agent: Agent,
+    message: MessageEnvelope,
+    *,
+    model: str | None = None,
+    on_start: StateChange | None = None,
+) -> TurnState:
     """Start the turn for `message`, or pick up the one a crashed tick (or a deferral) left
     behind. Its model (TurnState.model_ref): the tick's `model`, else the one the turn already
-    ran with, else the message's."""
+    ran with, else the message's. `on_start`: what the caller records in the same state write
+    (the turn's first: in flight, with its transcript offset, before its message line)."""
     inflight = agent.state().inflight.get(message.id)
     if inflight:
-        return _resume(agent, message, inflight, model)
+        return _resume(agent, message, inflight, model, on_start)
     model_ref = model or message.model_ref
     turn_id = new_id("turn")
     offset = agent.transcript_offset()
 
-    def mark(s: Any) -> None:
+    def mark(s: AgentState) -> None:
+        if on_start is not None:
+            on_start(s)
         s.inflight[message.id] = {
             "turn_id": turn_id,
             "transcript_offset": offset,
@@ -146,12 +164,24 @@ def _message_entry(
 
 
 def _resume(
-    agent: Agent, message: MessageEnvelope, inflight: dict[str, Any], model: str | None
+    agent: Agent,
+    message: MessageEnvelope,
+    inflight: dict[str, Any],
+    model: str | None,
+    on_start: StateChange | None,
 ) -> TurnState:
     offset = int(inflight.get("transcript_offset", 0))  # where the turn began
     segment = int(inflight.get("segment_offset", offset))  # where its current segment began
     ts = TurnState(turn_id=inflight["turn_id"], message=message, resumed=True, offset=segment)
     ts.model_ref = model or inflight.get("model_ref") or message.model_ref
+    if on_start is not None or ts.model_ref != inflight.get("model_ref"):
+
+        def resumed(s: AgentState) -> None:
+            if on_start is not None:
+                on_start(s)
+            s.inflight[message.id].update(model_ref=ts.model_ref)
+
+        agent.update_state(resumed)
     entries, _ = jsonl.read_from(agent.home.transcript, offset)
     interleaved = False  # another turn's message came after this turn's last segment began
     for e in entries:
@@ -180,8 +210,6 @@ def _resume(
             ts.settled, ts.terminal_kind = True, data.get("kind")
     if interleaved and not ts.settled:
         _new_segment(agent, ts)
-    if ts.model_ref != inflight.get("model_ref"):
-        agent.update_state(lambda s: s.inflight[message.id].update(model_ref=ts.model_ref))
     marker = {"new_segment": True} if interleaved and not ts.settled else {}
     agent.event(
         "turn_resumed",
