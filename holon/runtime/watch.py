@@ -33,15 +33,16 @@ MAX_WAIT_S = 1.0
 POLL_S = 0.25  # without watchfiles: how often the index is listed
 
 
-class Watcher:
+class _Loop:
+    """What both watchers share: the model, the report sink, and a stop flag that SIGINT and
+    SIGTERM only set (a running turn finishes first)."""
+
     def __init__(
         self,
-        homes: Callable[[], list[Home]],
         *,
         model: str | None = None,
         on_report: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
-        self.homes = homes
         self.model = model
         self.on_report = on_report or (lambda r: None)
         self.stop = threading.Event()
@@ -49,6 +50,18 @@ class Watcher:
     def install_signals(self) -> None:
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: self.stop.set())
+
+
+class Watcher(_Loop):
+    def __init__(
+        self,
+        homes: Callable[[], list[Home]],
+        *,
+        model: str | None = None,
+        on_report: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        super().__init__(model=model, on_report=on_report)
+        self.homes = homes
 
     def run(self) -> None:
         self.tick_due()
@@ -96,7 +109,7 @@ class Watcher:
         return max(0.05, min(MAX_WAIT_S, soonest))
 
 
-class IndexWatcher:
+class IndexWatcher(_Loop):
     """`holon watch --all [--shard K/N]`: ticks the agents the host due index names."""
 
     def __init__(
@@ -106,14 +119,8 @@ class IndexWatcher:
         model: str | None = None,
         on_report: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
+        super().__init__(model=model, on_report=on_report)
         self.shard = shard
-        self.model = model
-        self.on_report = on_report or (lambda r: None)
-        self.stop = threading.Event()
-
-    def install_signals(self) -> None:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, lambda *_: self.stop.set())
 
     def run(self) -> None:
         for path in (holon_home(), agents_dir()):
