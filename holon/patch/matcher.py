@@ -319,12 +319,14 @@ def _has_context(hunk: Hunk) -> bool:
 def _anchored(hunk: Hunk, starts: list[int], n: int, strict: bool = False) -> list[int]:
     """Of the matches near the hint, the one at the end of the file when the hunk has leading
     context but none after its last change (a diff cuts trailing context only at the end of the
-    file), and likewise the one at the start when it has trailing context but none before; all of
-    them when there is no such match (none, if `strict`)."""
+    file), and likewise the one at the start when it has trailing context but none before and its
+    header names line 1; all of them when there is no such match (none, if `strict`)."""
     tags = [line.tag for line in hunk.lines]
     leading = next((i for i, t in enumerate(tags) if t != " "), len(tags))
     trailing = next((i for i, t in enumerate(reversed(tags)) if t != " "), len(tags))
     if leading == len(tags) or (leading == 0) == (trailing == 0):
+        return starts
+    if leading == 0 and hunk.old_start > 1:  # as git: the start only for a hunk that names it
         return starts
     size = len(hunk.old_lines)
     edge = [s for s in starts if s + size == n] if trailing == 0 else [s for s in starts if s == 0]

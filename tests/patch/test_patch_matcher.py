@@ -64,6 +64,8 @@ def test_a_hunk_cut_short_at_one_end_prefers_that_end_of_the_file():
     start_keys = ["x", "y"] + filler(3) + ["x", "y"] + filler(20, "g")
     start = Hunk(1, 1, 1, 2, "", [BodyLine("+", "new"), BodyLine(" ", "x")], 1)
     assert place(start_keys, start, 3) == Placement(0, False, "window")
+    named_later = Hunk(4, 1, 4, 2, "", [BodyLine("+", "new"), BodyLine(" ", "x")], 1)
+    assert place(start_keys, named_later, 3) == Placement(5, False, "nearest")  # not line 1
     both = Hunk(1, 1, 1, 2, "", [BodyLine(" ", "x"), BodyLine("-", "y")], 1)
     assert place(start_keys, both, 4) == Placement(5, False, "nearest")  # no edge: nearest wins
 
