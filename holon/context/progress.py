@@ -11,37 +11,6 @@ from holon.context import episodes, evidence, memory
 from holon.model.records import AgentState, WorkingMemory
 
 
-def after_turn(
-    agent: Agent,
-    *,
-    turn: dict[str, Any],
-    message: dict[str, Any],
-    rounds: list[dict[str, Any]],
-    results: dict[str, dict[str, Any]],
-    delivered: bool,
-) -> list[dict[str, Any]]:
-    """Merge a settled turn (`turn`: turn_id, turn_index, message_id, offset, end, work_item_id,
-    workspace_id, outcome) in a state write of its own. Returns the episodes it finalized."""
-    records: list[dict[str, Any]] = []
-
-    def apply(s: AgentState) -> None:
-        records.extend(
-            merge(
-                agent,
-                s,
-                turn=turn,
-                message=message,
-                rounds=rounds,
-                results=results,
-                delivered=delivered,
-            )
-        )
-
-    agent.update_state(apply)
-    announce(agent, records)
-    return records
-
-
 def merge(
     agent: Agent,
     state: AgentState,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from context_helpers import after_turn
+
 from holon.agent import admission
 from holon.agent.handle import Agent
 from holon.context import episodes, memory, progress
@@ -29,7 +31,7 @@ def _after(a: Agent, i: int, *, delivered: bool = False, **kw) -> list[dict]:
     result = {
         "envelope": {"status": "success", "result": {"modified": [f"src/f{i}.py"]}},
     }
-    return progress.after_turn(
+    return after_turn(
         a,
         turn=_turn(i, **kw),
         message={"text": f"ask {i}", "message_kind": "operator_prompt"},
@@ -73,6 +75,12 @@ def test_a_repeated_call_for_the_same_turn_is_a_no_op(agent):
     assert _after(a, 0, delivered=True) == []  # not even a boundary: the turn was merged
     assert a.state().model_dump() == before
     assert _ledger(agent) == []
+    copy = a.state().model_copy(deep=True)  # as a settle's state write would pass it
+    assert (
+        progress.merge(a, copy, turn=_turn(0), message={}, rounds=[], results={}, delivered=True)
+        == []
+    )
+    assert copy.model_dump() == before
 
 
 def test_a_delivered_result_closes_the_episode(agent):

@@ -30,7 +30,7 @@ def settled_turn(
         a.transcript("tool_result", turn_id=tid, message_id=mid, **result)
     a.transcript("turn_terminal", turn_id=tid, message_id=mid, kind="completed")
     if remember:
-        progress.after_turn(
+        after_turn(
             a,
             turn={
                 "turn_id": tid,
@@ -46,3 +46,12 @@ def settled_turn(
             results={result["key"]: result for _, result in calls},
             delivered=False,
         )
+
+
+def after_turn(agent: Agent, **turn: Any) -> list[dict[str, Any]]:
+    """What a turn's settle does with its progress, in a state write of its own: merge the settled
+    turn into the state, then announce the episodes it finalized."""
+    records: list[dict[str, Any]] = []
+    agent.update_state(lambda s: records.extend(progress.merge(agent, s, **turn)))
+    progress.announce(agent, records)
+    return records
