@@ -258,9 +258,11 @@ def test_promoted_wrappers_are_reaped_and_finished_tasks_drop_their_fifo(agent):
     out = command.run(agent, spec(agent, "sleep 0.3", yield_ms=50, accepts_input=True))
     assert isinstance(out, command.Promoted)
     pid, task_id = out.task["pid"], out.task["id"]
-    assert (agent.task_dir(task_id) / "stdin.fifo").exists()
+    fifo = agent.task_dir(task_id) / "stdin.fifo"
+    assert fifo.exists()
     wait_for(lambda: store.load(agent, task_id)["result_message_id"], timeout=10)
     wait_for(lambda: zombie(pid), timeout=5)  # ended, and still this process's child
     command.reap_handed_over()
     assert not zombie(pid) and pid not in command._HANDED_OVER
-    assert not (agent.task_dir(task_id) / "stdin.fifo").exists()
+    # The supervisor drops the fifo after it has admitted the result: wait for that step.
+    wait_for(lambda: not fifo.exists(), timeout=10)
