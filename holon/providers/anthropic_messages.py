@@ -31,10 +31,10 @@ from holon.model.conversation import (
     ToolResultItem,
     UserItem,
 )
-from holon.providers import errors
+from holon.providers import endpoints, errors
 from holon.providers.lowering import json_input
 
-DEFAULT_BASE_URL = "https://api.anthropic.com"
+DEFAULT_BASE_URL = endpoints.ANTHROPIC_BASE_URL
 MAX_BREAKPOINTS = 4
 _STOP = {
     "end_turn": "end_turn",

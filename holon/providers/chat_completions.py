@@ -33,15 +33,11 @@ from holon.model.conversation import (
     ToolResultItem,
     UserItem,
 )
-from holon.providers import errors
+from holon.providers import endpoints, errors
 from holon.providers.lowering import json_input
 
-TRANSPORT = "openai_chat_completions"
-BUILTIN: dict[str, dict[str, Any]] = {
-    "ollama": {"base_url": "http://127.0.0.1:11434/v1", "api_key_env": None},
-    "openrouter": {"base_url": "https://openrouter.ai/api/v1", "api_key_env": "OPENROUTER_API_KEY"},
-    "deepseek": {"base_url": "https://api.deepseek.com", "api_key_env": "DEEPSEEK_API_KEY"},
-}
+TRANSPORT = endpoints.CHAT_TRANSPORT
+BUILTIN = endpoints.CHAT_BUILTIN
 _FINISH = {
     "stop": "end_turn",
     "tool_calls": "tool_use",

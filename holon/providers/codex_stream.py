@@ -22,14 +22,12 @@ else `[providers.openai-codex] base_url`, else the ChatGPT backend.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
-from holon import jsonfile, keys
+from holon import keys
 from holon.model.conversation import ProviderFailure, ProviderRequest, ProviderResponse
-from holon.providers import errors
+from holon.providers import endpoints, errors
 from holon.providers.openai_responses import (
     failed_response,
     parse_response,
@@ -38,31 +36,10 @@ from holon.providers.openai_responses import (
     sdk_errors,
 )
 
-DEFAULT_BASE_URL = "https://chatgpt.com/backend-api/codex"
-TOKEN_ENV = "OPENAI_CODEX_ACCESS_TOKEN"
-
-
-def auth_file() -> Path:
-    home = os.environ.get("CODEX_HOME")
-    return (Path(home).expanduser() if home else Path.home() / ".codex") / "auth.json"
-
-
-def credentials(env: str | None = TOKEN_ENV) -> tuple[str | None, str | None, str]:
-    """(access token, account id, where it came from: "environment", the keys file's path, or the
-    auth file's path, also when nothing was found). Never logs or returns more than needed."""
-    token = keys.lookup(env) if env else None
-    if env and token:
-        return token, None, keys.source(env) or "environment"
-    path = auth_file()
-    try:
-        data = jsonfile.load(path, 1 << 20)  # bounded, never blocks on a FIFO
-    except (OSError, ValueError):
-        return None, None, str(path)
-    tokens = data.get("tokens") if isinstance(data, dict) else None
-    if not isinstance(tokens, dict) or not isinstance(tokens.get("access_token"), str):
-        return None, None, str(path)
-    account = tokens.get("account_id")
-    return tokens["access_token"], account if isinstance(account, str) else None, str(path)
+DEFAULT_BASE_URL = endpoints.CODEX_BASE_URL
+TOKEN_ENV = endpoints.CODEX_TOKEN_ENV
+auth_file = endpoints.codex_auth_file
+credentials = endpoints.codex_credentials
 
 
 def codex_params(request: ProviderRequest) -> dict[str, Any]:

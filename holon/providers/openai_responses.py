@@ -25,11 +25,11 @@ from holon.model.conversation import (
     ToolResultItem,
     UserItem,
 )
-from holon.providers import errors
+from holon.providers import endpoints, errors
 from holon.providers.lowering import freeform_text
 from holon.store.atomic import write_json
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_BASE_URL = endpoints.OPENAI_BASE_URL
 
 
 def sdk_client(

@@ -12,20 +12,24 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from holon import config, keys
 from holon.errors import UsageError
-from holon.model.conversation import Provider, ProviderFailure
 from holon.paths import config_path
-from holon.providers import anthropic_messages, chat_completions, codex_stream, openai_responses
-from holon.providers.scripted import ScriptedProvider, resolve_script
+from holon.providers import endpoints
+from holon.providers.endpoints import resolve_script
 
+if TYPE_CHECKING:
+    from holon.model.conversation import Provider
+
+# transport -> the module whose `factory` builds it, imported only when a turn needs it: the
+# settings and preflight below run on admission and stay in the stdlib
 FACTORIES = {
-    "openai_responses": openai_responses.factory,
-    "anthropic_messages": anthropic_messages.factory,
-    "openai_codex_stream": codex_stream.factory,
-    "openai_chat_completions": chat_completions.factory,
+    "openai_responses": "holon.providers.openai_responses",
+    "anthropic_messages": "holon.providers.anthropic_messages",
+    "openai_codex_stream": "holon.providers.codex_stream",
+    "openai_chat_completions": "holon.providers.chat_completions",
 }
 # the transports a [providers.NAME] table may name (a built-in id may also name its own)
 CONFIG_TRANSPORTS = ("anthropic_messages", "openai_chat_completions", "openai_responses")
@@ -33,13 +37,13 @@ FIELDS = ("transport", "base_url", "api_key_env")
 
 _OPENAI = {
     "transport": "openai_responses",
-    "base_url": openai_responses.DEFAULT_BASE_URL,
+    "base_url": endpoints.OPENAI_BASE_URL,
     "api_key_env": "OPENAI_API_KEY",
     "base_url_env": "OPENAI_BASE_URL",  # read when the table sets no base_url
 }
 _ANTHROPIC = {
     "transport": "anthropic_messages",
-    "base_url": anthropic_messages.DEFAULT_BASE_URL,
+    "base_url": endpoints.ANTHROPIC_BASE_URL,
     "api_key_env": "ANTHROPIC_API_KEY",
     "base_url_env": "ANTHROPIC_BASE_URL",
 }
@@ -49,13 +53,13 @@ BUILTIN: dict[str, dict[str, Any]] = {
     "anthropic": _ANTHROPIC,
     "openai-codex": {
         "transport": "openai_codex_stream",
-        "base_url": codex_stream.DEFAULT_BASE_URL,
-        "api_key_env": codex_stream.TOKEN_ENV,
+        "base_url": endpoints.CODEX_BASE_URL,
+        "api_key_env": endpoints.CODEX_TOKEN_ENV,
         "override_env": "OPENAI_CODEX_BASE_URL",  # holon's own variable: wins over the table
     },
     **{
-        pid: {"transport": chat_completions.TRANSPORT, **conf}
-        for pid, conf in chat_completions.BUILTIN.items()
+        pid: {"transport": endpoints.CHAT_TRANSPORT, **conf}
+        for pid, conf in endpoints.CHAT_BUILTIN.items()
     },
 }
 # what a configured id (not built in) starts from, by the transport its table names
@@ -211,6 +215,10 @@ def make_provider(
     where the scripted provider keeps its position, `continuation` where a transport that can
     continue a previous response keeps what it last sent (the caller's agent home decides
     where)."""
+    import importlib
+
+    from holon.model.conversation import ProviderFailure
+
     parts = split_ref(model_ref)
     if parts is None:
         raise ProviderFailure(
@@ -220,6 +228,8 @@ def make_provider(
         )
     provider_id, model = parts
     if provider_id == "scripted":
+        from holon.providers.scripted import ScriptedProvider
+
         return ScriptedProvider(resolve_script(model, home), cursor)
     conf = settings(provider_id)
     problem = conf["problem"]
@@ -236,7 +246,8 @@ def make_provider(
                 **problem["diagnostics"],
             },
         )
-    provider = FACTORIES[conf["transport"]](model_ref, conf)
+    factory = importlib.import_module(FACTORIES[conf["transport"]]).factory
+    provider = factory(model_ref, conf)
     if continuation is not None and hasattr(provider, "use_continuation"):
         provider.use_continuation(continuation)
     return provider
@@ -255,7 +266,7 @@ def provider_credentials(provider_id: str, conf: dict[str, Any]) -> dict[str, An
     """credential_status for a provider whose settings are `conf`."""
     env = conf["api_key_env"]
     if conf["transport"] == "openai_codex_stream":
-        token, _account, where = codex_stream.credentials(env)
+        token, _account, where = endpoints.codex_credentials(env)
         source = where if where in ("environment", str(keys.path())) else CODEX_AUTH_FILE
         present, source = bool(token), source if token else None
     else:
@@ -302,7 +313,7 @@ def preflight(model_ref: str, *, home: Path | None = None) -> None:
     env = status["api_key_env"]
     if env is None:  # openai-codex with api_key_env = "": only a Codex CLI sign-in would do
         raise UsageError(
-            f"{model_ref} needs a Codex CLI sign-in and {codex_stream.auth_file()} has none",
+            f"{model_ref} needs a Codex CLI sign-in and {endpoints.codex_auth_file()} has none",
             kind="missing_credentials",
             hint=f"sign in with the Codex CLI, or set api_key_env in [providers.{provider_id}]",
         )

@@ -51,15 +51,6 @@ class BadLine(ValueError):
     """A script line that is not a round or a failure; the message says what is wrong."""
 
 
-def resolve_script(path: str, home: Path | None) -> Path:
-    p = Path(path).expanduser()
-    if p.is_absolute():
-        return p
-    if p.exists() or home is None:
-        return p.absolute()
-    return (home / p).absolute()
-
-
 def _read_regular(path: Path, limit: int) -> bytes:
     """The bytes of regular file `path` (at most `limit`); OSError/ValueError otherwise; never
     blocks on a FIFO."""

@@ -1,7 +1,7 @@
 """The admission path stays light: `holon enqueue` and `holon prompt --no-wait` admit a message
-(seal, queue file, messages ledger line, event) without importing pydantic or the runtime; only
-the provider preflight of `prompt` (a prompt its turn would surely fail on is refused) loads the
-provider module and the conversation types it is written in."""
+(seal, queue file, messages ledger line, event) without importing pydantic or the runtime; the
+provider preflight of `prompt` (a prompt its turn would surely fail on is refused) reads the
+provider settings without importing a transport or the conversation types."""
 
 from __future__ import annotations
 
@@ -46,8 +46,29 @@ def test_admission_imports_no_pydantic_and_no_runtime(tmp_path):
     assert _under(enqueued, light) == set()
     prompted, proc = _imported("prompt", "a", "hello", "--no-wait")
     assert proc.returncode == 0 and proc.stdout.startswith("queued "), proc.stderr
-    assert _under(prompted, (*RUNTIME, *SDKS, "holon.ops.status", "holon.tasks.spawn")) == set()
+    heavy = ("pydantic", "holon.model", *RUNTIME, *SDKS, "holon.ops.status", "holon.tasks.spawn")
+    assert _under(prompted, heavy) == set()
+    transports = ("holon.providers.scripted", "holon.providers.openai_responses")
+    assert _under(prompted, transports) == set()
     # what was admitted is what the runtime reads: both messages run and are briefed
     assert holon("tick", "a", "--until-idle").returncode == 0
     briefed = {b["related_message_id"] for b in jsonl.read(home.briefs) if b["kind"] == "result"}
     assert briefed == {m["id"] for m in jsonl.read(home.messages)} and len(briefed) == 2
+
+
+def test_a_real_providers_preflight_imports_no_transport(monkeypatch):
+    """The checks a prompt for openai/* or openai-codex/* passes (a key, a sign-in) are read from
+    settings: no transport module, no SDK, no pydantic."""
+    init_agent()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-real")
+    monkeypatch.setenv("OPENAI_CODEX_ACCESS_TOKEN", "tok-test-not-real")
+    heavy = ("pydantic", "holon.model", *RUNTIME, *SDKS, "holon.providers.openai_responses")
+    for ref in ("openai/gpt-5", "openai-codex/gpt-5", "ollama/llama3"):
+        prompted, proc = _imported("prompt", "a", "hi", "--no-wait", "--model", ref)
+        assert proc.returncode == 0 and proc.stdout.startswith("queued "), proc.stderr
+        transports = ("holon.providers.codex_stream", "holon.providers.chat_completions")
+        assert _under(prompted, (*heavy, *transports)) == set(), ref
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    missing, proc = _imported("prompt", "a", "hi", "--no-wait", "--model", "anthropic/claude")
+    assert "ANTHROPIC_API_KEY" in proc.stderr and not proc.stdout  # still refused, as light
+    assert _under(missing, heavy) == set()

@@ -11,9 +11,10 @@ import pytest
 from provider_kits import FRAME
 
 from holon.model.conversation import ProviderFailure, ProviderRequest, UserItem
+from holon.providers.endpoints import resolve_script
 from holon.providers.resolve import make_provider
 from holon.providers.runner import run_round
-from holon.providers.scripted import ScriptedProvider, resolve_script
+from holon.providers.scripted import ScriptedProvider
 
 REQUEST = ProviderRequest(model_ref="scripted/x", frame=FRAME, conversation=[UserItem(text="hi")])
 
