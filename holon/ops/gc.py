@@ -32,7 +32,7 @@ from holon.store.locks import FileLock, LockBusy
 from holon.tasks import store as tasks
 
 DAY = 86400.0
-ORPHAN_AGE = DAY  # a task directory without task.json (a crashed gc, a spawn that never ended)
+ORPHAN_AGE = DAY  # a task directory without task.json (a spawn that never ended)
 ARTIFACT_NAME = re.compile(rb"artifacts/([A-Za-z0-9_.-]+)")
 ROTATED = ("transcript", "events", "messages", "briefs", "context_episodes")
 INDEXED = {"transcript": "transcript", "briefs": "briefs", "context_episodes": "episodes"}
@@ -101,7 +101,7 @@ def plan(agent: Agent, report: GcReport, now: float) -> None:
 def _remove(home: Home, r: Removal) -> None:
     path = home.root / r.path
     if r.kind == "task":
-        artifacts.remove_tree(path, "task.json")
+        artifacts.remove_tree(path)
     else:
         artifacts.remove_file(path)
 
@@ -172,6 +172,11 @@ def _plan_tasks(agent: Agent, refs: bytes, report: GcReport, now: float) -> None
         return
     live = set(tasks.active_ids(home)) | set(agent.state().active_task_ids)
     for d in _dirs(home.tasks):
+        if artifacts.removing(d.name):
+            report.removed.append(
+                Removal("task", _rel(home, d), _du(d), "left by an interrupted gc")
+            )
+            continue
         rec = tasks.load(home, d.name)
         if rec is None:
             if now - d.stat().st_mtime > ORPHAN_AGE:

@@ -31,13 +31,25 @@ def remove_file(path: str | os.PathLike) -> None:
         pass
 
 
-def remove_tree(path: Path, first: str) -> None:
-    """Remove a directory whose meaning lives in its file `first` (a task's task.json): that file
-    goes first, so a crash part way leaves a directory readers ignore, which the next gc removes."""
-    crashpoint.step("gc.unlink")
-    try:
-        os.unlink(path / first)
-    except FileNotFoundError:
-        pass
+REMOVING = ".removing"  # suffix of a directory gc has taken away from its readers
+
+
+def removing(name: str) -> bool:
+    """Is `name` a directory an interrupted removal left (`.<name>.removing`)?"""
+    return name.startswith(".") and name.endswith(REMOVING)
+
+
+def remove_tree(path: Path) -> None:
+    """Remove a directory in two steps: one rename takes it from its readers (they skip hidden
+    names), then it is deleted. A crash part way leaves `.<name>.removing`, which the next gc
+    deletes at once."""
+    if not removing(path.name):
+        crashpoint.step("gc.rename")
+        gone = path.with_name(f".{path.name}{REMOVING}")
+        try:
+            os.rename(path, gone)
+        except FileNotFoundError:
+            return
+        path = gone
     crashpoint.step("gc.rmtree")
     shutil.rmtree(path, ignore_errors=True)

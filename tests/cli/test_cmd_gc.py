@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -147,3 +148,70 @@ def test_gc_all_reports_a_broken_home_and_still_collects_the_others():
     text = holon("gc", "--all", check=False)
     assert text.returncode == 1 and "broken: not collected: broken: agent.json" in text.stderr
     assert "good: removed 0 item(s)" in text.stdout
+
+
+def _state(home) -> dict[str, bytes]:
+    """What gc may change, by path under the home: files, and directories as present."""
+    out: dict[str, bytes] = {}
+    for dirpath, _dirs, names in os.walk(home):
+        rel = os.path.relpath(dirpath, home)
+        out[rel + "/"] = b""
+        for n in names:
+            if n.endswith(".lock") or n == "gc.json":
+                continue
+            out[os.path.join(rel, n)] = Path(dirpath, n).read_bytes()
+    return out
+
+
+def test_gc_killed_at_any_step_finishes_on_the_next_run(tmp_path, monkeypatch):
+    """A kill before any of gc's unlinks leaves a home every reader still works on, and the next
+    gc ends in exactly the state one uninterrupted gc leaves: nothing kept is lost, nothing
+    removed comes back."""
+    monkeypatch.setenv("HOLON_RETENTION_LEDGER_SEGMENT_BYTES", "3000")
+    monkeypatch.setenv("HOLON_RETENTION_SEGMENT_KEEP_DAYS", "30")
+    home = init_agent()
+    model = write_script(tmp_path / "s.jsonl", [{"text": "ok " * 200}] * 6)
+    for text in ("one", "two", "three", "four"):
+        holon("prompt", "a", text, "--model", model)
+    arts = home / ".holon" / "artifacts"
+    arts.mkdir(exist_ok=True)
+    for i in range(3):
+        (arts / f"exec-stdout-0badc0d{i}.log").write_text("old output\n")
+        os.utime(arts / f"exec-stdout-0badc0d{i}.log", (OLD, OLD))
+    for i in range(2):
+        _task(home, f"task_0old{i}", "completed", "2020-01-01T00:00:00.000Z")
+    _task(home, "task_0running", "running", None)
+    for s in segments.segments(home / ".holon" / "ledger" / "events.jsonl"):
+        os.utime(s.path, (OLD, OLD))
+    pristine = tmp_path / "pristine"
+    os.rename(home, pristine)
+
+    def fresh():
+        if home.exists():
+            shutil.rmtree(home)
+        shutil.copytree(pristine, home, symlinks=True)
+
+    fresh()
+    (reference,) = _gc("a")
+    steps = len(reference["removed"])
+    assert reference["outcome"] == "done" and steps >= 6
+    expected = _state(home)
+    trace = tmp_path / "trace"
+    fresh()
+    with monkeypatch.context() as m:
+        m.setenv("HOLON_CRASH_TRACE", str(trace))
+        holon("gc", "a")
+    n_steps = sum(1 for line in trace.read_text().splitlines() if " gc." in line)
+    assert n_steps > steps  # a task directory takes two steps
+    for n in range(1, n_steps + 1):
+        fresh()
+        with monkeypatch.context() as m:
+            m.setenv("HOLON_CRASH_AT", f"gc.*:{n}")
+            killed = holon("gc", "a", check=False)
+        assert killed.returncode == -9, (n, killed.stderr)
+        listed = holon("task", "list", "a", "--json", check=False)
+        assert listed.returncode == 0, (n, listed.stderr)  # readers still work mid-way
+        assert holon("events", "a", "--jsonl").returncode == 0
+        (again,) = _gc("a")
+        assert again["outcome"] == "done", n
+        assert _state(home) == expected, n
