@@ -33,36 +33,50 @@ def init_cmd(path: str | None, agent_id: str | None, template: str, as_json: boo
 
 
 @click.group("agents", invoke_without_command=True)
+@click.option("--all", "show_all", is_flag=True, help="Private agents too, with their identity.")
 @click.option("--json", "as_json", is_flag=True, help="List as one JSON document.")
 @click.pass_context
-def agents_cmd(ctx: click.Context, as_json: bool) -> None:
+def agents_cmd(ctx: click.Context, show_all: bool, as_json: bool) -> None:
     """List agents (registered and under $HOLON_HOME/agents) with their status.
 
-    `holon agents` is `holon agents list`; `holon agents forget ID` unregisters one. A home that
+    `holon agents` is `holon agents list`; `holon agents forget ID` unregisters one. Private
+    agents (children spawned by another agent) are left out unless --all is given. A home that
     is gone or unreadable is listed as `missing` or `broken`, with the problem and the file at
     fault; the listing itself still succeeds.
     """
     if ctx.invoked_subcommand is None:
-        ctx.invoke(list_cmd, as_json=as_json)
+        ctx.invoke(list_cmd, show_all=show_all, as_json=as_json)
 
 
 @agents_cmd.command("list")
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="Private agents too; each row adds visibility, kind and owner (the lineage parent).",
+)
 @click.option("--json", "as_json", is_flag=True, help="One JSON document.")
-def list_cmd(as_json: bool) -> None:
+def list_cmd(show_all: bool, as_json: bool) -> None:
     """List agents (registered and under $HOLON_HOME/agents) with their status.
 
     Columns: id, status, queue depth, home; a `missing` or `broken` agent adds the problem and
-    the file at fault (JSON fields `problem` and `file`).
+    the file at fault (JSON fields `problem` and `file`). Private agents are listed only with
+    --all, which adds the columns visibility/kind and owner= (JSON fields `visibility`, `kind`,
+    `ownership`, `lineage_parent_agent_id`).
     """
     from holon.ops.doctor import list_agents
 
-    rows = list_agents()
+    rows = list_agents(include_private=show_all)
     if as_json:
         emit_json(rows)
         return
     for r in rows:
         depth = "-" if r["queue_depth"] is None else r["queue_depth"]
-        line = f"{r['agent_id'] or '-'}\t{r['status']}\tqueue={depth}\t{r['home']}"
+        line = f"{r['agent_id'] or '-'}\t{r['status']}\tqueue={depth}"
+        if show_all:
+            line += f"\t{r['visibility'] or '-'}/{r['kind'] or '-'}"
+            line += f"\towner={r['lineage_parent_agent_id'] or '-'}"
+        line += f"\t{r['home']}"
         click.echo(line + (f"\t{r['problem']}: {r['file']}" if "problem" in r else ""))
 
 

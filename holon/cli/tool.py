@@ -1,4 +1,5 @@
-"""`holon tool list|schema|call`: the built-in tool catalog as the model and the operator see it."""
+"""`holon tool list|schema|call`: the tool catalog as the model (globally or one agent's, by its
+profile) and the operator see it."""
 
 from __future__ import annotations
 
@@ -31,22 +32,36 @@ def _tool_or_usage(name: str):
 
 
 @tool_group.command("list")
+@click.argument("agent", required=False)
 @click.option(
     "--json", "as_json", is_flag=True, help="Name, family and description of each tool as JSON."
 )
-def list_cmd(as_json: bool) -> None:
-    """List the built-in tools."""
+def list_cmd(agent: str | None, as_json: bool) -> None:
+    """List the built-in tools, or AGENT's own catalog.
+
+    Without AGENT: every tool (built-ins and plugins). With AGENT: the tools its profile preset
+    (`profile_preset` in `holon status AGENT --json`) offers its model; a private_child has no
+    NotifyOperator, UseWorkspace or DetachWorkspace, and no plugins.
+    """
     from holon.tools import registry
 
-    tools = [
+    if agent is None:
+        tools = registry.all_tools()
+    else:
+        from holon.agent import profiles
+        from holon.home.registry import resolve
+
+        preset = profiles.preset_of(resolve(agent))
+        tools = [t for t in registry.all_tools() if profiles.allows(preset, t.name)]
+    rows = [
         {"name": t.name, "family": t.family, "mutates": t.mutates, "description": t.description}
-        for t in registry.all_tools()
+        for t in tools
     ]
     if as_json:
-        emit_json(tools)
+        emit_json(rows)
         return
-    width = max((len(t["name"]) for t in tools), default=0)
-    for t in tools:
+    width = max((len(t["name"]) for t in rows), default=0)
+    for t in rows:
         click.echo(f"{t['name']:<{width}}  {t['description'].split('. ')[0].rstrip('.')}")
 
 
@@ -103,8 +118,9 @@ def call_cmd(agent: str, name: str, input_: str, render: bool) -> None:
     """Run tool NAME for AGENT in its current execution context.
 
     Prints the canonical result envelope as JSON (or the receipt with
-    --render). Exit 0 on success, 1 when the tool returned an error envelope,
-    2 for bad usage: invalid JSON, a non-object, an unknown agent, or an
+    --render). Exit 0 on success, 1 when the tool returned an error envelope
+    (`unsupported_agent_profile_capability` for a tool AGENT's profile does not
+    offer: nothing runs), 2 for bad usage: invalid JSON, a non-object, an unknown agent, or an
     unknown tool NAME (a typo on the command line is usage, not a tool result).
     """
     from holon.home.registry import resolve

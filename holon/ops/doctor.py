@@ -105,25 +105,38 @@ def problem_of(exc: BaseException, home: Home) -> dict[str, str]:
     return {**found, "fix": exc.hint} if exc.hint else found
 
 
-def list_agents() -> list[dict[str, Any]]:
+# identity fields `holon agents --all` shows, with the value an agent.json without one means
+IDENTITY_FIELDS = {
+    "visibility": "public",
+    "kind": "named",
+    "ownership": "self_owned",
+    "lineage_parent_agent_id": None,
+}
+
+
+def list_agents(include_private: bool = False) -> list[dict[str, Any]]:
     """`holon agents`: every public agent with its status and queue depth; a home that is gone or
     unreadable is listed as `missing` or `broken` with the problem and the file at fault. Parses
-    agent.json and state.json as plain JSON (no pydantic)."""
+    agent.json and state.json as plain JSON (no pydantic). `include_private` (`--all`) lists
+    private agents too, and gives every row its identity (IDENTITY_FIELDS; None when unreadable)."""
     homes, broken = registry.scan()
     rows = []
     for b in broken:
         usable = b["agent_id"] and os.path.isdir(b["home"])
         depth = Home(b["home"]).queue.depth() if usable else None
         row = {"agent_id": b["agent_id"], "status": b["status"], "queue_depth": depth}
-        rows.append({**row, "home": b["home"], "problem": b["problem"], "file": b["file"]})
+        row.update(home=b["home"], problem=b["problem"], file=b["file"])
+        rows.append(row | (dict.fromkeys(IDENTITY_FIELDS) if include_private else {}))
     for home in homes:
         ident, state, bad = read_home(home)
         row = {"agent_id": home.agent_id, "status": state.get("status", "unknown")}
         row.update(queue_depth=home.queue.depth(), home=str(home.root))
         if bad:
             row.update(bad)
-        elif ident.get("visibility") == "private":
+        elif ident.get("visibility") == "private" and not include_private:
             continue
+        if include_private:
+            row.update({k: None if bad else ident.get(k, v) for k, v in IDENTITY_FIELDS.items()})
         rows.append(row)
     return sorted(rows, key=lambda r: (r["agent_id"] or "", r["home"]))
 

@@ -12,6 +12,8 @@ import os
 from typing import Any
 
 from holon import strictjson
+from holon.agent import profiles
+from holon.errors import HolonError
 from holon.tools import envelope
 from holon.tools.base import CallOutcome, Tool, ToolContext, ToolFailure, bounded
 from holon.tools.catalog import BUILTINS
@@ -113,6 +115,27 @@ def failed(name: str, error: dict[str, Any]) -> CallOutcome:
     return CallOutcome(env, envelope.render_error(env))
 
 
+def _outside_profile(ctx: ToolContext, name: str) -> ToolFailure | None:
+    """The refusal of a tool the agent's profile preset does not offer (holon.agent.profiles), or
+    None. A call the model makes anyway, or `holon tool call`, runs nothing."""
+    try:
+        preset = profiles.preset_of(ctx.home)
+    except HolonError as exc:  # a corrupt agent.json: fail closed, naming the file
+        return ToolFailure(exc.kind, exc.message, recovery_hint=exc.hint)
+    if profiles.allows(preset, name):
+        return None
+    return ToolFailure(
+        "unsupported_agent_profile_capability",
+        f"{name} is not available to an agent with the {preset} profile",
+        details={
+            "tool_name": name,
+            "profile_preset": preset,
+            "available": profiles.allowed(preset, names()),
+        },
+        recovery_hint=profiles.refusal_hint(preset, name),
+    )
+
+
 def call(
     ctx: ToolContext, name: str, arguments: dict[str, Any] | None = None, raw: str | None = None
 ) -> CallOutcome:
@@ -128,6 +151,9 @@ def call(
                 recovery_hint="call one of the tools listed in the tool catalog",
             ).to_error(),
         )
+    refused = _outside_profile(ctx, tool.name)
+    if refused is not None:
+        return failed(tool.name, refused.to_error())
     try:
         args = parse_args(tool, arguments, raw)
         tool.validate(ctx, args)
