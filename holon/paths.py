@@ -25,3 +25,8 @@ def agents_dir() -> Path:
 
 def registry_path() -> Path:
     return holon_home() / "registry.json"
+
+
+def worktrees_dir() -> Path:
+    """Managed git worktrees: `worktrees/<agent_id>/<name>` (writable by that agent's commands)."""
+    return holon_home() / "worktrees"

@@ -10,12 +10,9 @@ error here: the Agent sets it aside and rebuilds it (holon.home.runstate).
 
 from __future__ import annotations
 
-from holon import config, jsonfile
-from holon.agent import budget
+from holon import config
+from holon.agent import budget, profiles, workspaces
 from holon.agent.handle import Agent
-from holon.home.layout import DOT, corrupt
-
-WORKSPACE_HINT = f"restore {DOT}/workspace.json from git or delete it (the agent home is used)"
 
 
 def check(agent: Agent) -> None:
@@ -23,20 +20,13 @@ def check(agent: Agent) -> None:
     config.load()
     config.default_model()
     agent.identity()
+    profiles.preset_of(agent.home)  # an unknown preset never widens to every tool
     agent.state()  # settings.json; a bad state.json is set aside and rebuilt
     budget.limits(agent)
     workspace(agent)
 
 
 def workspace(agent: Agent) -> dict[str, object]:
-    """workspace.json ({} when missing); `corrupt_state` when it is not an object whose
-    execution_root is a path."""
-    path = agent.home.workspace_json
-    try:
-        found = jsonfile.object_of(path, 1 << 20) or {}
-    except jsonfile.Unreadable as exc:
-        raise corrupt(path, str(exc), WORKSPACE_HINT) from None
-    root = found.get("execution_root")
-    if root is not None and not (isinstance(root, str) and root and "\0" not in root):
-        raise corrupt(path, "has an invalid execution_root (a path)", WORKSPACE_HINT)
-    return found
+    """workspace.json ({} when missing); `corrupt_state` when it is not a binding of the shape
+    holon.agent.workspaces writes (or the older `{"execution_root": path}`)."""
+    return workspaces.read(agent.home)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from holon.cli.output import emit_json, read_text_arg
@@ -57,6 +59,12 @@ def prompt_cmd(
     "--json", "as_json", is_flag=True, help="Print one JSON document with the run result."
 )
 @click.option("--model", help="Model ref (provider/model).")
+@click.option(
+    "--workspace",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Bind the agent to this directory before the turn (its file and shell tools run there); "
+    "without it, --agent keeps its current workspace.",
+)
 def run_cmd(
     text: str | None,
     agent_id: str | None,
@@ -65,6 +73,7 @@ def run_cmd(
     no_wait_for_tasks: bool,
     as_json: bool,
     model: str | None,
+    workspace: Path | None,
 ) -> None:
     """One-shot run: TEXT (or stdin) to a temporary private agent, or to --agent.
 
@@ -88,6 +97,7 @@ def run_cmd(
         model=model,
         wait_for_tasks=not no_wait_for_tasks,
         on_kept=lambda notice: click.echo(f"note: {notice}", err=True),  # before the error line
+        workspace=workspace,
     )
     if not as_json:
         for task in outcome.get("tasks", []):

@@ -5,24 +5,28 @@ Read-only: a compaction the request would need is described, never carried out.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from holon.agent import workspaces
 from holon.agent.handle import Agent
 from holon.errors import UsageError
 from holon.home.layout import Home
 from holon.runtime.turn import context
 
 
-def _sources(home: Home, workspace_root: Any) -> list[dict[str, Any]]:
+def _sources(home: Home, anchor: Path) -> list[dict[str, Any]]:
+    """The instruction files the prompt loads: the agent's, then the workspace's, read at the
+    workspace anchor (never at a worktree the execution root may be in)."""
     out = []
     candidates = [("agent", home.agents_md)]
     candidates += [
         ("agent_memory", home.memory / "self.md"),
         ("agent_memory", home.memory / "operator.md"),
     ]
-    if workspace_root != home.root:
-        ws_md = workspace_root / "AGENTS.md"
-        candidates.append(("workspace", ws_md if ws_md.exists() else workspace_root / "CLAUDE.md"))
+    if anchor != home.root:
+        ws_md = anchor / "AGENTS.md"
+        candidates.append(("workspace", ws_md if ws_md.exists() else anchor / "CLAUDE.md"))
     for kind, path in candidates:
         try:
             size = path.stat().st_size
@@ -43,15 +47,18 @@ def next_prompt(home: Home, model: str | None = None) -> dict[str, Any]:
         )
     assembly = context.build_request(agent, chain[0], None, persist=False)
     request = assembly.request
-    root, cwd = context.execution_root(agent)
-    state = agent.state()
+    bound = workspaces.binding(agent)
+    anchor = Path(bound["workspace_anchor"])
     return {
         "agent_id": agent.id,
         "agent_home": str(home.root),
-        "workspace_id": state.active_workspace_id,
-        "execution_root": str(root),
-        "cwd": str(cwd),
-        "instruction_sources": _sources(home, root),
+        "workspace_id": bound["workspace_id"],
+        "workspace_anchor": str(anchor),
+        "execution_root": bound["execution_root"],
+        "cwd": bound["cwd"],
+        "mode": bound["mode"],
+        "projection_kind": bound["projection_kind"],
+        "instruction_sources": _sources(home, anchor),
         "manifest": assembly.manifest,
         "request": {
             "model_ref": request.model_ref,
@@ -76,8 +83,8 @@ def render(doc: dict[str, Any]) -> str:
         f"cache:       key {m['prompt_cache_key']} · fingerprint {m['context_fingerprint']} · "
         f"compression epoch {m['compression_epoch']} · working memory revision "
         f"{m['working_memory_revision']}",
-        f"execution:   workspace {doc['workspace_id']} · root {doc['execution_root']} · "
-        f"cwd {doc['cwd']}",
+        f"execution:   workspace {doc['workspace_id']} ({doc['mode']}) · anchor "
+        f"{doc['workspace_anchor']} · root {doc['execution_root']} · cwd {doc['cwd']}",
     ]
     for src in doc["instruction_sources"]:
         lines.append(f"instructions: {src['kind']} {src['path']} ({src['bytes']} bytes)")

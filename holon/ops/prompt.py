@@ -9,6 +9,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from holon import config
@@ -17,6 +18,7 @@ from holon.agent.handle import Agent
 from holon.errors import UsageError
 from holon.home import registry, settings
 from holon.home.layout import Home
+from holon.ops.workspace import bind_for_run
 from holon.procs import supervises
 from holon.store import jsonl
 from holon.tasks import store
@@ -160,16 +162,20 @@ def run_once(
     model: str | None,
     wait_for_tasks: bool = True,
     on_kept: Callable[[str], None] | None = None,
+    workspace: Path | None = None,
 ) -> dict[str, Any]:
-    """Prompt a temporary private agent (or `agent_id`) once; unless `wait_for_tasks` is false,
+    """Prompt a temporary private agent (or `agent_id`) once, bound first to `workspace` when
+    given (a named agent keeps its binding otherwise); unless `wait_for_tasks` is false,
     also wait for the tasks the run starts and run the turns their results cause. The temporary
     agent is removed at the end unless `keep`, or a task it started still runs: then it is kept,
     and when the run ends by an exception (Ctrl-C, an error) `on_kept` is told where."""
     if agent_id is not None:
-        return _run_named(text, agent_id, create, model, wait_for_tasks)
+        return _run_named(text, agent_id, create, model, wait_for_tasks, workspace)
     tmp = tempfile.mkdtemp(prefix="holon-run-")
     try:
         home = _private_home(tmp)
+        if workspace is not None:
+            bind_for_run(home, workspace)
         out = prompt(home, text, wait=True, model=model, ingress="run_once")
         out = _with_tasks(out, home, set(), model, wait_for_tasks)
     except BaseException:
@@ -193,7 +199,12 @@ def run_once(
 
 
 def _run_named(
-    text: str, agent_id: str, create: bool, model: str | None, wait_for_tasks: bool
+    text: str,
+    agent_id: str,
+    create: bool,
+    model: str | None,
+    wait_for_tasks: bool,
+    workspace: Path | None = None,
 ) -> dict[str, Any]:
     """`run_once` as a public agent: nothing is removed; tasks still running are named."""
     try:
@@ -208,6 +219,8 @@ def _run_named(
         from holon.home.init import init_home
 
         home = init_home(None, agent_id)
+    if workspace is not None:
+        bind_for_run(home, workspace)
     before = {r["id"] for r in store.all_records(home)}
     out = prompt(home, text, wait=True, model=model, ingress="run_once")
     out = _with_tasks(out, home, before, model, wait_for_tasks)

@@ -68,16 +68,17 @@ def _inside(path: str, root: str) -> bool:
 
 def protected_paths(home: Home) -> list[str]:
     """What no command may write: the agent's `.holon/` and holon's own files in $HOLON_HOME
-    (config, keys, registry, logs), not the agent homes kept there."""
+    (config, keys, registry, logs), not the agent homes nor the managed worktrees kept there."""
     found = [_real(home.dot)]
     try:
         entries = list(os.scandir(paths.holon_home()))
     except OSError:
         entries = []
-    agents, root = _real(paths.agents_dir()), _real(home.root)
+    kept = {_real(paths.agents_dir()), _real(paths.worktrees_dir())}
+    root = _real(home.root)
     for entry in entries:
         real = _real(entry.path)
-        if real != agents and not _inside(root, real):
+        if real not in kept and not _inside(root, real):
             found.append(real)
     return sorted(p for p in set(found) if os.path.lexists(p))
 
@@ -88,12 +89,39 @@ def secret_files(home: Home) -> list[str]:
     return [_real(paths.holon_home() / "keys.json"), _real(home.admission_key)]
 
 
-def writable_roots(policy: Policy, execution_root: Path) -> list[str]:
+def linked_git_dir(root: Path) -> str | None:
+    """The common git directory of a linked worktree at `root` (its `.git` is a file naming
+    `<main>/.git/worktrees/<name>`): commits made in the worktree write there."""
+    try:
+        text = (root / ".git").read_text(encoding="utf-8", errors="replace")[:4096]
+    except OSError:
+        return None
+    if not text.startswith("gitdir: "):
+        return None
+    gitdir = Path(text[len("gitdir: ") :].strip())
+    if not gitdir.is_absolute():
+        gitdir = root / gitdir
+    try:
+        common = (gitdir / "commondir").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return _real(gitdir / common)
+
+
+def writable_roots(policy: Policy, execution_root: Path, home: Home | None = None) -> list[str]:
+    """The directories a command may write: the execution root (with the git directory of a
+    linked worktree), the agent home when the agent works elsewhere (its memory and notes; its
+    `.holon/` stays protected), the temporary directories and the policy's extra roots."""
     if policy.mode == "read-only":
         return []
     if policy.mode == "full-access":
         return ["/"]
     roots = [_real(execution_root), *TEMP_DIRS, *policy.writable_roots]
+    if home is not None:
+        roots.append(_real(home.root))
+    git_dir = linked_git_dir(execution_root)
+    if git_dir:
+        roots.append(git_dir)
     tmpdir = os.environ.get("TMPDIR")
     if tmpdir:
         roots.append(tmpdir)
@@ -142,7 +170,7 @@ def prepare(home: Home, *, execution_root: Path, workdir: Path, scratch: Path) -
             return Confinement(policy, env, "none")  # full-access, network allowed: chosen
         profile = seatbelt.profile(
             policy,
-            writable=writable_roots(policy, execution_root) + [_real(scratch)],
+            writable=writable_roots(policy, execution_root, home) + [_real(scratch)],
             protected=protected_paths(home),
             masked=secret_files(home),
         )
@@ -187,7 +215,7 @@ def _linux(
         return Confinement(policy, env, "none")  # full-access, network allowed: chosen
     scratch_s, workdir_s = _real(scratch), str(workdir)
     protected = protected_paths(home)
-    roots = writable_roots(policy, root)
+    roots = writable_roots(policy, root, home)
     inside = [p for p in protected if any(_inside(p, r) for r in roots)]
     masked = [k for k in secret_files(home) if os.path.isfile(k)]
     use_ns = bool(inside or masked) and mountns.available()
@@ -268,7 +296,7 @@ def refused_write(home: Home, execution_root: Path, targets: list[Path]) -> tupl
     protected path, nowhere in read-only, only beneath the writable roots otherwise."""
     policy = read(home)
     protected = protected_paths(home)
-    roots = writable_roots(policy, execution_root)
+    roots = writable_roots(policy, execution_root, home)
     for target in targets:
         real = os.path.join(_real(target.parent), target.name)
         if any(_inside(real, p) for p in protected):

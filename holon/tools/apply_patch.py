@@ -3,6 +3,8 @@ nothing."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 from pydantic import Field
@@ -12,6 +14,7 @@ from holon.patch import journal, receipt
 from holon.patch.commit import apply
 from holon.patch.errors import PatchError
 from holon.patch.grammar import GRAMMAR
+from holon.patch.model import FilePatch
 from holon.patch.parser import parse_patch
 from holon.sandbox import confine
 from holon.tools.base import RenderPolicy, Tool, ToolArgs, ToolContext, ToolFailure, ToolOutput
@@ -44,6 +47,33 @@ def _touches_memory(ctx: ToolContext, changes: list[Any]) -> bool:
     roots = (ctx.home.memory.resolve(), ctx.home.work_items_dir.resolve())
     paths = [p.resolve() for c in changes for p in (c.src, c.dst) if p is not None]
     return any(p.is_relative_to(r) for p in paths for r in roots)
+
+
+def _rooted(ctx: ToolContext, patches: list[FilePatch]) -> tuple[Path, Path]:
+    """(root, cwd) to apply `patches` under: the execution root, or the agent home when a
+    workspace elsewhere is bound and every path of the patch lies in the home (its memory and
+    notes stay writable). Absolute paths inside the chosen root are made relative to it."""
+    roots = [Path(os.path.realpath(ctx.execution_root))]
+    home = Path(os.path.realpath(ctx.home.root))
+    if home != roots[0]:
+        roots.append(home)
+    cwd = os.path.realpath(ctx.cwd)
+    named = [(fp, attr) for fp in patches for attr in ("old_path", "new_path")]
+    named = [(fp, attr) for fp, attr in named if getattr(fp, attr)]
+    absolute = {
+        (id(fp), attr): Path(os.path.normpath(os.path.join(cwd, getattr(fp, attr))))
+        for fp, attr in named
+    }
+    for root in roots:
+        if not all(p == root or root in p.parents for p in absolute.values()):
+            continue
+        rooted = any(os.path.isabs(getattr(fp, attr)) for fp, attr in named)
+        if root == roots[0] and not rooted:
+            return ctx.execution_root, ctx.cwd
+        for fp, attr in named:
+            setattr(fp, attr, os.path.relpath(absolute[(id(fp), attr)], root))
+        return root, root
+    return ctx.execution_root, ctx.cwd  # the patch refuses the path that leaves the roots
 
 
 def _confine(ctx: ToolContext, changes: list[Any]) -> None:
@@ -79,10 +109,12 @@ class ApplyPatch(Tool):
         assert isinstance(args, ApplyPatchArgs)
         journal.recover(ctx.home.patches)  # a patch a crash interrupted, before this one
         try:
+            patches = parse_patch(args.patch)
+            root, cwd = _rooted(ctx, patches)
             changes = apply(
-                ctx.execution_root,
-                ctx.cwd,
-                parse_patch(args.patch),
+                root,
+                cwd,
+                patches,
                 journal_dir=ctx.home.patches,
                 check=lambda planned: _confine(ctx, planned),
             )
