@@ -16,6 +16,7 @@ from pathlib import Path
 from holon.context import memory
 from holon.home.layout import Home
 from holon.model.conversation import PromptBlock, PromptCache, PromptFrame
+from holon.prompt import skills
 
 POLICY = """\
 You are a long-lived agent run by holon. Each turn starts from one queued message; \
@@ -54,14 +55,6 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _skills(home: Home) -> list[str]:
-    root = home.skills
-    try:
-        return sorted(p.parent.name for p in root.glob("*/SKILL.md"))
-    except OSError:
-        return []
-
-
 def system_blocks(
     home: Home, *, tool_guidance: list[str], workspace_root: Path | None = None
 ) -> list[PromptBlock]:
@@ -98,15 +91,9 @@ def system_blocks(
                     text=f"# Workspace instructions ({workspace_root})\n\n{ws.strip()}",
                 )
             )
-    skills = _skills(home)
-    if skills:
-        blocks.append(
-            PromptBlock(
-                name="skills",
-                text="# Skills\nIf a skill matches the task, read its SKILL.md first:\n"
-                + "\n".join(f"- skills/{s}/SKILL.md" for s in skills),
-            )
-        )
+    skills_text = skills.block(home, workspace_root)  # the workspace root is the anchor
+    if skills_text:
+        blocks.append(PromptBlock(name="skills", text=skills_text))
     if tool_guidance:
         blocks.append(
             PromptBlock(name="tool_guidance", text="# Tools\n" + "\n\n".join(tool_guidance))

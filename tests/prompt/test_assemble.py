@@ -8,7 +8,7 @@ from holon.agent.handle import Agent
 from holon.context import fit, memory
 from holon.model.conversation import ToolResultItem, UserItem
 from holon.model.messages import MessageEnvelope
-from holon.prompt import assemble
+from holon.prompt import assemble, skills
 from holon.runtime.turn import context
 from holon.runtime.turn.state import begin
 
@@ -57,11 +57,13 @@ def test_frame_blocks_in_contract_order(agent, tmp_path):
         == f"# Agent memory: operator ({operator_md})\n\n# Operator\nPrefers short reports."
     )
     assert texts[5] == f"# Workspace instructions ({ws})\n\nWORKSPACE-RULES"
-    assert texts[6].splitlines() == [
+    assert texts[6].splitlines() == [  # holon.prompt.skills (golden/prompts/skills_block.txt)
         "# Skills",
-        "If a skill matches the task, read its SKILL.md first:",
-        "- skills/audit/SKILL.md",
-        "- skills/deploy/SKILL.md",
+        skills.GUIDANCE,
+        "- audit [agent]: (no description)",
+        f"  {agent.skills / 'audit' / 'SKILL.md'}",
+        "- deploy [agent]: (no description)",
+        f"  {agent.skills / 'deploy' / 'SKILL.md'}",
     ]
     assert texts[7] == "# Tools\nGUIDE-1\n\nGUIDE-2"
     assert [b.cache_breakpoint for b in frame.system_blocks] == [False] * 7 + [True]
