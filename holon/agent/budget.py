@@ -11,10 +11,10 @@ import os
 from holon import clock, config, jsonfile
 from holon.agent.handle import Agent
 from holon.errors import HolonError
-from holon.home.layout import corrupt
+from holon.home.layout import Home, corrupt, is_home
 from holon.model.conversation import ProviderFailure, TokenUsage
 from holon.store import crashpoint
-from holon.store.atomic import write_json
+from holon.store.atomic import read_json, write_json
 
 BUDGET_KEYS = ("daily_tokens", "turn_tokens")
 HINT = (
@@ -83,8 +83,24 @@ def today() -> str:
     return clock.now_iso()[:10]
 
 
+def family_usage_today(home: Home) -> int:
+    """Tokens spent today (UTC) by the agent and all its private children, archived ones too:
+    a child's tokens count against its parent's budget."""
+    state = read_json(home.state_json) or {}
+    by_day = state.get("token_usage_by_day") if isinstance(state, dict) else None
+    used = by_day.get(today(), 0) if isinstance(by_day, dict) else 0
+    total = used if type(used) is int else 0
+    try:
+        entries = [e.path for e in os.scandir(home.children_dir) if not e.name.startswith(".")]
+    except (FileNotFoundError, NotADirectoryError):
+        return total
+    return total + sum(family_usage_today(Home(p)) for p in entries if is_home(p))
+
+
 def check(agent: Agent, turn_usage: TokenUsage) -> None:
-    """Refuse the next provider request when a token budget is spent (raises ProviderFailure)."""
+    """Refuse the next provider request when a token budget is spent (raises ProviderFailure):
+    the agent's own, and the daily budget of each agent above a private child."""
+    _check_ancestors(agent.home, turn_usage.total_tokens)
     spend = limits(agent)
     if not spend:
         return
@@ -97,7 +113,7 @@ def check(agent: Agent, turn_usage: TokenUsage) -> None:
             diagnostics={"budget": "turn_tokens"},
         )
     if "daily_tokens" in spend:
-        used = int(agent.state().token_usage_by_day.get(today(), 0)) + turn_total
+        used = family_usage_today(agent.home) + turn_total  # its children count too
         if used >= spend["daily_tokens"]:
             raise ProviderFailure(
                 "budget_exhausted",
@@ -106,6 +122,23 @@ def check(agent: Agent, turn_usage: TokenUsage) -> None:
                 category="runtime",
                 diagnostics={"budget": "daily_tokens"},
             )
+
+
+def _check_ancestors(home: Home, turn_total: int) -> None:
+    root = home.parent_root
+    while root is not None and is_home(root):
+        above = Agent(Home(root))
+        cap = limits(above).get("daily_tokens")
+        used = family_usage_today(above.home) + turn_total if cap else 0
+        if cap and used >= cap:
+            raise ProviderFailure(
+                "budget_exhausted",
+                f"daily token budget of {above.id}, which supervises this agent, is spent "
+                f"({used} of {cap} tokens today, UTC, with its children's); it renews at 00:00 UTC",
+                category="runtime",
+                diagnostics={"budget": "daily_tokens", "agent_id": above.id},
+            )
+        root = above.home.parent_root
 
 
 def set_override(agent: Agent, model_ref: str | None) -> None:

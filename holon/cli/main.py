@@ -59,6 +59,8 @@ COMMANDS: dict[str, str] = {
     "memory": "holon.cli.memory:memory_group",
     "schedule": "holon.cli.schedule:schedule_cmd",
     "sandbox": "holon.cli.sandbox:sandbox_group",
+    "workspace": "holon.cli.workspace:workspace_group",
+    "skills": "holon.cli.skills:skills_group",
 }
 
 

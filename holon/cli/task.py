@@ -46,7 +46,8 @@ def list_cmd(agent: str, running: bool, as_json: bool) -> None:
         return
     for t in tasks:
         code = f" exit {t['exit_status']}" if t["exit_status"] is not None else ""
-        click.echo(f"{t['task_id']}  {t['status']}{code}  {t['command']['cmd_preview']}")
+        what = t["command"]["cmd_preview"] if "command" in t else t.get("summary")  # a child's
+        click.echo(f"{t['task_id']}  {t['status']}{code}  {what}")
 
 
 @task_group.command("status")
@@ -64,7 +65,8 @@ def status_cmd(agent: str, task_id: str, as_json: bool) -> None:
     click.echo(
         f"{t['task_id']}: {t['status']}"
         + (f" (exit {t['exit_status']})" if t["exit_status"] is not None else "")
-        + f"\ncommand: {t['command']['cmd']}"
+        + (f"\ncommand: {t['command']['cmd']}" if "command" in t else "")
+        + (f"\nchild: {t['child_supervision']['child_agent_id']}" if "label" in t else "")
     )
 
 

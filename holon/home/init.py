@@ -9,7 +9,7 @@ from pathlib import Path
 
 from holon import clock
 from holon.errors import AlreadyExists, UsageError
-from holon.home import migrate, registry, settings
+from holon.home import migrate, registry, settings, template_skills
 from holon.home.layout import GITIGNORE, HOME_FORMAT, Home, is_home
 from holon.model.records import AgentIdentity, AgentState
 from holon.paths import agents_dir
@@ -64,7 +64,11 @@ def init_home(
     *,
     kind: str = "named",
     visibility: str = "public",
+    parent_agent_id: str | None = None,
+    model_override: str | None = None,
 ) -> Home:
+    """`parent_agent_id`: the agent that created it (lineage; a `child` is supervised by it);
+    `model_override`: the model it starts with (a child inherits its parent's)."""
     if path is None:
         agent_id = registry.check_agent_id(agent_id or "main")
         root = agents_dir() / agent_id
@@ -89,7 +93,9 @@ def init_home(
     _remove_dead_staging(root)
     staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.init-{os.getpid()}-", dir=root.parent))
     try:
-        materialise(staging, source, agent_id, provenance, kind, visibility)
+        materialise(
+            staging, source, agent_id, provenance, kind, visibility, parent_agent_id, model_override
+        )
         if root.exists():
             root.rmdir()
         crashpoint.step("init.rename")
@@ -118,10 +124,21 @@ def _remove_dead_staging(root: Path) -> None:
 
 
 def materialise(
-    root: Path, source: Path, agent_id: str, provenance: dict, kind: str, visibility: str
+    root: Path,
+    source: Path,
+    agent_id: str,
+    provenance: dict,
+    kind: str,
+    visibility: str,
+    parent_agent_id: str | None = None,
+    model_override: str | None = None,
 ) -> None:
     """Fill the empty directory `root` with a home made from template `source` (no registration)."""
+    refs = template_skills.refs(source)  # checked before anything is copied
     shutil.copytree(source, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("skills.json"))
+    template_skills.install(refs, root / "skills")
+    if refs:
+        provenance = {**provenance, "skill_refs": [os.fspath(r) for r in refs]}
     for keep in root.rglob(".keep"):
         keep.unlink()
     home = Home(root, agent_id)
@@ -136,14 +153,15 @@ def materialise(
         agent_id=agent_id,
         kind=kind,
         visibility=visibility,
-        ownership="self_owned",
+        ownership="parent_supervised" if kind == "child" and parent_agent_id else "self_owned",
         profile_preset="public_named" if visibility == "public" else "private_child",
+        lineage_parent_agent_id=parent_agent_id,
         created_at=clock.now_iso(),
         template=provenance,
         home_format=HOME_FORMAT,
         migrations=list(migrate.NAMES),
     )
-    state = AgentState(id=agent_id).model_dump(mode="json")
+    state = AgentState(id=agent_id, model_override=model_override).model_dump(mode="json")
     state["settings_basis"] = settings.project(state)
     settings.write(home, state["settings_basis"])
     write_json(home.state_json, state)

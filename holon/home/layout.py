@@ -44,6 +44,7 @@ GITIGNORE = f"""\
 /logs/
 /scratch/
 /patches/
+/children/
 *.tmp.*
 {GITIGNORE_END}
 """
@@ -178,6 +179,20 @@ class Home:
     memory = property(lambda self: self.root / "memory")
     skills = property(lambda self: self.root / "skills")
     work_items_dir = property(lambda self: self.root / "work-items")
+    # the homes of this agent's private children (SpawnAgent, holon.tasks.children)
+    children_dir = property(lambda self: self.dot / "children")
+
+    def child_home(self, child_id: str) -> Path:
+        return self.children_dir / segment(child_id, "agent id")
+
+    @property
+    def parent_root(self) -> Path | None:
+        """The root of the agent whose private child this home is (it lives in that agent's
+        children directory), else None."""
+        up = self.root.parent
+        if up.name == "children" and up.parent.name == DOT:
+            return up.parent.parent
+        return None
 
     # An id becomes exactly one path segment (`invalid_id` otherwise), so an id from outside
     # ("../agent", "a/b", "") can never name a file outside its directory. Ids from the command

@@ -83,7 +83,7 @@ def rebuild() -> dict[str, str | None]:
         for e in _entries(agents_dir()):
             if AGENT_ID.fullmatch(e.name) and is_home(e.path):
                 agents.setdefault(Home(e.path).agent_id, os.path.abspath(e.path))
-        write_json(registry_path(), {"schema_version": 1, "agents": dict(sorted(agents.items()))})
+        _write(agents, {} if error is not None else archived())
     return {"set_aside": os.fspath(aside) if aside else None, "agents": str(len(agents))}
 
 
@@ -100,7 +100,7 @@ def register(agent_id: str, root: Path) -> None:
     with locked(home / ".registry.lock"):
         agents = load()
         agents[agent_id] = os.fspath(root)
-        write_json(registry_path(), {"schema_version": 1, "agents": dict(sorted(agents.items()))})
+        _write(agents, archived())
 
 
 def unregister(agent_id: str) -> None:
@@ -110,7 +110,37 @@ def unregister(agent_id: str) -> None:
     with locked(home / ".registry.lock"):
         agents = load()
         if agents.pop(agent_id, None) is not None:
-            write_json(registry_path(), {"schema_version": 1, "agents": agents})
+            _write(agents, archived())
+
+
+def _write(agents: dict[str, str], gone: dict[str, str]) -> None:
+    data: dict[str, object] = {"schema_version": 1, "agents": dict(sorted(agents.items()))}
+    if gone:
+        data["archived"] = dict(sorted(gone.items()))
+    write_json(registry_path(), data)
+
+
+def archived() -> dict[str, str]:
+    """id -> home path of the archived private children (holon.tasks.childend): kept with their
+    ledgers for inspection, never ticked; {} when there are none or the registry is unreadable."""
+    try:
+        data = jsonfile.object_of(registry_path(), MAX_BYTES) or {}
+    except jsonfile.Unreadable:
+        return {}
+    found = data.get("archived")
+    if not isinstance(found, dict):
+        return {}
+    return {k: v for k, v in found.items() if AGENT_ID.fullmatch(k) and _is_path(v)}
+
+
+def archive(agent_id: str, root: Path) -> None:
+    """Move `agent_id` from the live agents to the archived ones (ticks and listings skip it)."""
+    home = holon_home()
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with locked(home / ".registry.lock"):
+        agents = load()
+        agents.pop(agent_id, None)
+        _write(agents, {**archived(), agent_id: os.fspath(root)})
 
 
 def all_homes() -> list[Home]:
@@ -217,6 +247,9 @@ def resolve(arg: str) -> Home:
         candidate = agents_dir() / arg
         if is_home(candidate):
             return Home(candidate, arg)
+        path = archived().get(arg)
+        if path and is_home(path):
+            return Home(path, arg)
     try:
         candidate = Path(arg).expanduser()
     except RuntimeError:  # "~name" of no user: a literal relative path

@@ -143,6 +143,9 @@ class AgentState(_Record):
     paused_from: str | None = None
     working_memory: WorkingMemory = Field(default_factory=WorkingMemory)
     context: ContextState = Field(default_factory=ContextState)
+    # skill name -> {state: turn_active|session_active, scope, path, activated_at, turn_id}
+    # (holon.runtime.turn.skills: bounded; a completed turn's settle promotes turn_active)
+    active_skills: dict[str, dict[str, Any]] = Field(default_factory=dict)
     # the settings.json content (holon.home.settings) this state was last merged with: a
     # settings.json that differs was changed outside holon (a git checkout, an edit) and wins
     settings_basis: dict[str, Any] | None = None

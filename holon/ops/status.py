@@ -6,12 +6,13 @@ import os
 from typing import Any
 
 from holon import clock
-from holon.agent import budget, nextdue, timers, triggers, workitems
+from holon.agent import budget, nextdue, profiles, timers, triggers, workitems
 from holon.agent.handle import Agent
 from holon.context import window
 from holon.home.layout import Home
 from holon.model.records import AgentState
 from holon.sandbox import confine
+from holon.tasks import children, childview
 
 
 def _count(path: os.PathLike) -> int:
@@ -30,16 +31,7 @@ def agent_summary(home: Home) -> dict[str, Any]:
     summary: dict[str, Any] = {
         "agent_id": home.agent_id,
         "home": str(home.root),
-        "identity": {
-            k: ident.get(k)
-            for k in (
-                "kind",
-                "visibility",
-                "ownership",
-                "profile_preset",
-                "lineage_parent_agent_id",
-            )
-        },
+        "identity": _identity(home, ident),
         "status": state.status.value,
         "closure": state.closure,
         "last_continuation": state.last_continuation,
@@ -73,7 +65,22 @@ def agent_summary(home: Home) -> dict[str, Any]:
             f"paused: queued work waits until `holon resume {home.agent_id}`"
         )
     summary.update(_lifecycle(home, state))
+    kids = children.child_records(home, live_only=True)
+    if kids:  # private children: shown here and by `holon agents --all`, not in `holon agents`
+        summary["children"] = [childview.projection(r) for r in kids]
     return summary
+
+
+def _identity(home: Home, ident: dict[str, Any]) -> dict[str, Any]:
+    """Who the agent is: kind, visibility, ownership (the values an agent.json without them
+    means), its effective profile preset (holon.agent.profiles) and its lineage parent."""
+    return {
+        "kind": ident.get("kind", "named"),
+        "visibility": ident.get("visibility", "public"),
+        "ownership": ident.get("ownership", "self_owned"),
+        "profile_preset": profiles.preset_of(home),
+        "lineage_parent_agent_id": ident.get("lineage_parent_agent_id"),
+    }
 
 
 def _lifecycle(home: Home, state: AgentState) -> dict[str, Any]:

@@ -35,7 +35,7 @@ from holon.runtime.turn import closure, loop, outage
 from holon.runtime.turn.state import TurnResult
 from holon.store import atomic
 from holon.store.locks import FileLock, LockBusy
-from holon.tasks import recovery
+from holon.tasks import childend, recovery
 
 DEFAULT_DELIVERY_LIMIT = 3
 
@@ -183,6 +183,7 @@ def _run_one(
     else:
         # before the message is done: a crash here redelivers it, and that tick refreshes
         nextdue.refresh(agent.home)
+        childend.after_settle(agent, name)  # a private child that ended rejoins its parent
         if result.dead_letter:
             kind = (result.failure_artifact or {}).get("kind", "failure")
             reason = f"because its provider failed for good ({kind})"
@@ -322,6 +323,7 @@ def _finish_settled(
     """A message whose turn settled before the tick died: finish what the tick was doing with its
     file (done, or set aside after a permanent provider failure). Its turn is never run again."""
     agent.event("message_settle_finished", message_id=record["id"], dead_letter=dead)
+    childend.after_settle(agent, name)  # what the dead tick left of a private child's end
     if dead:
         reason = "because its provider failed for good"
         record = {**record, "provider_retries": 0, "not_before": None}  # as outage.for_dead_letter

@@ -7,10 +7,11 @@ import os
 import time
 from typing import Any
 
+from holon.agent.handle import Agent
 from holon.home.layout import Home
 from holon.ids import is_id
 from holon.store.atomic import write_text
-from holon.tasks import follow, inputchan, results, spawn, store
+from holon.tasks import childend, children, childview, follow, inputchan, results, spawn, store
 from holon.text import head_tail
 
 
@@ -29,6 +30,8 @@ def get(home: Home, task_id: str) -> dict[str, Any]:
 
 def snapshot(rec: dict[str, Any]) -> dict[str, Any]:
     """The compact lifecycle snapshot: no output bytes, no artifact arrays."""
+    if rec["kind"] == children.KIND:
+        return childview.snapshot(rec)
     cmd = rec["command"]
     return {
         "task_id": rec["id"],
@@ -78,6 +81,8 @@ def output(
     terminal record plus its output file, or the output excerpt the terminal record keeps; a
     terminal status alone is not enough (spec: Command Task Output Contract)."""
     rec = get(home, task_id)
+    if rec["kind"] == children.KIND:  # never blocks: the child runs in its own ticks
+        return _child_output(rec, budget_chars=budget_chars)
     deadline = time.monotonic() + timeout_ms / 1000
     while block and rec["status"] not in store.TERMINAL and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -116,6 +121,29 @@ def output(
     return {"retrieval_status": retrieval, "task": task}
 
 
+def _child_output(rec: dict[str, Any], *, budget_chars: int) -> dict[str, Any]:
+    """A child's output: its recent briefs (a running child's too), and the projection; a
+    running child's is `not_ready` (its final report arrives as a task_result)."""
+    terminal = rec["status"] in store.TERMINAL
+    preview, cut = head_tail(childview.output_text(rec), budget_chars)
+    task = {
+        "task_id": rec["id"],
+        "kind": rec["kind"],
+        "status": rec["status"],
+        "summary": rec.get("summary"),
+        "output_preview": preview,
+        "output_truncated": cut,
+        "artifacts": [],
+        "output_artifact": None,
+        "result_summary": rec["status"] if terminal else None,
+        "exit_status": None,
+        "failure_artifact": rec.get("failure_artifact"),
+        "child_supervision": childview.projection(rec),
+    }
+    retrieval = "success" if terminal else "not_ready"
+    return {"retrieval_status": retrieval, "task": task}
+
+
 def _result_summary(rec: dict[str, Any]) -> str:
     if rec.get("exit_status") is not None:
         return f"{rec['status']} with exit status {rec['exit_status']}"
@@ -139,6 +167,8 @@ def send_input(
     until `expect` matches, or the output has been quiet for `settle_ms`, or the task ends.
     """
     rec = get(home, task_id)
+    if rec["kind"] == children.KIND:
+        return _child_input(home, rec, data)
     target = (
         ("tty" if rec["command"].get("tty") else "stdin")
         if rec["command"].get("accepts_input")
@@ -214,6 +244,33 @@ def send_input(
     )
 
 
+def _child_input(home: Home, rec: dict[str, Any], data: str) -> dict[str, Any]:
+    """TaskInput on a child: `data` becomes a message in the child's queue (as its parent's
+    delegated instruction); the child's next tick runs it."""
+    accepted = rec["status"] == "running" and rec.get("phase") == "running" and bool(data.strip())
+    message_id = None
+    if accepted:
+        message_id = children.deliver(Agent(childview.child_home(rec)), rec, data)
+        text = f"queued message {message_id} for child {rec['child_agent_id']}"
+    elif not data.strip():
+        text = "the input is empty; a child takes a message with text"
+    else:
+        text = f"task {rec['id']} is {rec['status']}; the child takes no more messages"
+    return {
+        "task": snapshot(get(home, rec["id"])),
+        "accepted_input": accepted,
+        "input_target": "child_agent",
+        "bytes_written": len(data.encode("utf-8")) if accepted else 0,
+        "eof_sent": False,
+        "summary_text": text,
+        "output": "",
+        "output_truncated": False,
+        "wait_outcome": "not_waited",
+        "matched": None,
+        "message_id": message_id,
+    }
+
+
 def _size(path: os.PathLike) -> int:
     try:
         return os.path.getsize(path)
@@ -230,6 +287,15 @@ def stop(home: Home, task_id: str, *, grace_s: float = 2.0) -> dict[str, Any]:
             "stop_requested": False,
             "force_stop_requested": False,
             "summary_text": f"task {task_id} already {rec['status']}",
+        }
+    if rec["kind"] == children.KIND:
+        rec = childend.stop(Agent(home), rec)
+        return {
+            "task": snapshot(rec),
+            "stop_requested": True,
+            "force_stop_requested": False,
+            "summary_text": f"task {task_id}: child {rec['child_agent_id']} stopped and archived; "
+            f"status {rec['status']}",
         }
     write_text(home.task_dir(task_id) / "stop_requested", "1\n")
     how = spawn.kill_group(int(rec["pid"]), grace=grace_s)

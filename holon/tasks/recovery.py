@@ -9,7 +9,8 @@ its exit status, but is `failed` too because output after the supervisor's
 death was lost. Either way a failure artifact records what was found and a
 task_result is admitted, so no task is silently lost. A terminal record whose
 task_result was never admitted gets it now. `AgentState.active_task_ids` is
-then made to match the records (holon.tasks.tracking).
+then made to match the records (holon.tasks.tracking). A child_agent_task has no supervisor
+process and is never `supervisor_lost`: holon.tasks.childend reconciles it with its child.
 
 A pid is trusted only as far as it can be checked. Where /proc exists, a live
 process counts as the task's supervisor only if its command line names the
@@ -36,7 +37,7 @@ from holon.agent.handle import Agent
 from holon.home.layout import Home
 from holon.procs import NO_PROC, group_members, proc_file, supervises
 from holon.store.atomic import write_text
-from holon.tasks import results, spawn, store, tracking
+from holon.tasks import childend, children, results, spawn, store, tracking
 
 PROMOTION_GRACE_S = 120.0  # an operator's unmarked running record may still be being promoted
 SUPERVISOR_START_S = 10.0  # at most this long for a launched supervisor to write its marker
@@ -54,6 +55,7 @@ def recover_tasks(agent: Agent) -> list[str]:
     found = recovered + _recover_unmarked(agent)
     sweep_scratch(home)
     tracking.reconcile(agent)
+    found += childend.reconcile(agent)
     return found
 
 
@@ -154,6 +156,8 @@ def _recover_unmarked(agent: Agent) -> list[str]:
             continue
         record = store.load(home, entry.name)
         if not record or record.get("status") in store.TERMINAL:
+            continue
+        if record.get("kind") == children.KIND:  # no supervisor process: childend reconciles it
             continue
         supervisor = int(record.get("supervisor_pid") or 0)
         if supervises(supervisor, entry.name):

@@ -7,7 +7,8 @@ longer waits on it. A crash between a record write and the state write is
 repaired at the next busy tick by `reconcile`, which rebuilds the list from
 the task records the active markers name (and the ids already listed). The
 closure (`awaiting_task_result`), the end-of-turn blocker commit and the
-work-queue projection read the list.
+work-queue projection read the list; the closure waits only on the `awaited` ones (a child
+agent's supervision task is listed but runs in the background).
 """
 
 from __future__ import annotations
@@ -46,6 +47,17 @@ def live(home: Home, candidates: list[str]) -> list[str]:
         if record is None or record.get("status") in store.TERMINAL:
             continue
         if record.get("promoted") is not False:
+            out.append(task_id)
+    return out
+
+
+def awaited(home: Home, task_ids: list[str]) -> list[str]:
+    """The tasks among `task_ids` a turn waits for: not a child_agent_task, which runs in the
+    background (the spec: parent-supervised is not AwaitingTask); its result wakes the parent."""
+    out = []
+    for task_id in task_ids:
+        record = store.load(home, task_id)
+        if record is None or record.get("kind") != "child_agent_task":
             out.append(task_id)
     return out
 

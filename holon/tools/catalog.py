@@ -21,4 +21,8 @@ BUILTINS: dict[str, str] = {
     "Sleep": "holon.tools.lifecycle:Sleep",
     "Enqueue": "holon.tools.lifecycle:Enqueue",
     "NotifyOperator": "holon.tools.lifecycle:NotifyOperator",
+    "SpawnAgent": "holon.tools.agents:SpawnAgent",
+    "AgentGet": "holon.tools.agents:AgentGet",
+    "UseWorkspace": "holon.tools.workspace:UseWorkspace",
+    "DetachWorkspace": "holon.tools.workspace:DetachWorkspace",
 }

@@ -241,6 +241,7 @@ class TaskList(_TaskTool):
         lines = [env["summary_text"]]
         for t in env["result"]["tasks"]:
             extra = f" exit {t['exit_status']}" if t["exit_status"] is not None else ""
-            lines.append(f"{t['task_id']} {t['status']}{extra}: {t['command']['cmd_preview']}")
+            what = t["command"]["cmd_preview"] if "command" in t else t.get("summary")
+            lines.append(f"{t['task_id']} {t['status']}{extra}: {what}")
         text = "\n".join(lines)
         return head_tail(text, policy.budget_chars())[0]

@@ -48,7 +48,7 @@ def scene():
         env = subprocess_env(
             HOLON_HOME=str(root / "home"),
             HOLON_NOW="2027-03-01T09:00:00Z",
-            HOLON_CONTEXT_WINDOW="12000",
+            HOLON_CONTEXT_WINDOW="13500",
             HOLON_MODEL=f"scripted/{script}",
         )
         assert run("init", "--agent-id", "a", env=env).returncode == 0

@@ -357,7 +357,7 @@ def test_every_round_of_a_long_real_turn_keeps_the_message_within_budget(
     agent, script, monkeypatch
 ):
     monkeypatch.setenv("HOLON_MAX_ROUNDS", "200")
-    monkeypatch.setenv("HOLON_CONTEXT_WINDOW", "9000")
+    monkeypatch.setenv("HOLON_CONTEXT_WINDOW", "10500")
     rounds = [
         {
             "text": f"step {i} " + "thinking " * 40,

@@ -33,6 +33,10 @@ FAMILIES = {
     "Sleep": "lifecycle",
     "Enqueue": "lifecycle",
     "NotifyOperator": "lifecycle",
+    "UseWorkspace": "workspace",
+    "DetachWorkspace": "workspace",
+    "SpawnAgent": "agent",
+    "AgentGet": "agent",
 }
 
 
@@ -64,6 +68,9 @@ def test_mutating_tools_are_the_ones_that_change_things():
         "PickWorkItem",
         "UpdateWorkItem",
         "CompleteWorkItem",
+        "UseWorkspace",
+        "DetachWorkspace",
+        "SpawnAgent",
     }
 
 

@@ -18,6 +18,7 @@ from holon.agent.handle import Agent
 from holon.model.messages import MessageEnvelope
 from holon.model.records import AgentState, AgentStatus
 from holon.runtime.turn.state import TurnState
+from holon.tasks import tracking
 from holon.tools.base import ToolEffects
 
 # trigger kind of a message -> the waiting reason it answers
@@ -74,6 +75,7 @@ def turn_outcome(agent: Agent, ts: TurnState) -> TurnOutcome:
 def _signals(agent: Agent, effects: ToolEffects) -> tuple[str | None, dict[str, Any] | None]:
     """(waiting_reason, work_signal) for the settled turn."""
     state = agent.state()
+    awaited = tracking.awaited(agent.home, state.active_task_ids)  # not a child's supervision
     items = workitems.load_all(agent.home)
     current = items.get(state.current_work_item_id or "")
     sleeping = effects.sleep is not None
@@ -82,9 +84,7 @@ def _signals(agent: Agent, effects: ToolEffects) -> tuple[str | None, dict[str, 
         if sched == "waiting_operator":
             return "awaiting_operator_input", None
         if sched == "blocked":
-            return (
-                "awaiting_task_result" if state.active_task_ids else "awaiting_external_change"
-            ), None
+            return ("awaiting_task_result" if awaited else "awaiting_external_change"), None
         if not sleeping:
             return None, {
                 "work_item_id": current["id"],
@@ -105,7 +105,7 @@ def _signals(agent: Agent, effects: ToolEffects) -> tuple[str | None, dict[str, 
             }
     if effects.sleep is not None and effects.sleep.until:
         return "awaiting_timer", None
-    if state.active_task_ids:
+    if awaited:
         return "awaiting_task_result", None
     return None, None
 

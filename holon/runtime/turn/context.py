@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from holon import config
-from holon.agent import budget, preflight
+from holon.agent import budget, profiles, workspaces
 from holon.agent.handle import Agent
 from holon.context import memory, window
 from holon.model.conversation import UserItem
@@ -32,14 +32,10 @@ def model_chain(agent: Agent, override: str | None = None) -> list[str] | None:
 
 
 def execution_root(agent: Agent) -> tuple[Path, Path]:
-    """(execution root, working directory): the agent home unless a workspace is active."""
-    state = agent.state()
-    root = agent.home.root
-    ws = preflight.workspace(agent)  # checked: bounded, an object, a string execution_root
-    if state.active_workspace_id != "agent_home" and ws.get("execution_root"):
-        root = Path(ws["execution_root"])
-    cwd = Path(state.cwd) if state.cwd else root
-    return root, cwd
+    """(execution root, working directory) of the active workspace binding
+    (holon.agent.workspaces); the agent home unless a workspace is active."""
+    bound = workspaces.binding(agent)  # checked: `corrupt_state` names a bad workspace.json
+    return Path(bound["execution_root"]), Path(bound["cwd"])
 
 
 def render_policy() -> RenderPolicy:
@@ -78,10 +74,12 @@ def apply_patch_guidance(model_ref: str) -> str:
     return prompt_guidance("freeform" if provider in FREEFORM_PROVIDERS else "json")
 
 
-def catalog(model_ref: str) -> tuple[Catalog, list[str]]:
-    """(tool catalog, tool guidance) as offered to this model; the catalog is built once per
-    process (holon.tools.definitions.catalog)."""
-    tools = registry.all_tools()
+def catalog(model_ref: str, preset: str) -> tuple[Catalog, list[str]]:
+    """(tool catalog, tool guidance) as offered to this model for an agent with profile `preset`
+    (holon.agent.profiles: only the tools it allows). The catalog is built once per process for
+    each tool set (holon.tools.definitions.catalog is keyed by the tools it is given)."""
+    named = (registry.get(n) for n in profiles.allowed(preset, registry.names()))
+    tools = [t for t in named if t is not None]
     freeform = model_ref.split("/", 1)[0] in FREEFORM_PROVIDERS
     tools_catalog = definitions.catalog(tools, "relaxed", freeform=freeform)
     guidance = [g for g in (getattr(t, "guidance", None) for t in tools) if g]
@@ -134,8 +132,9 @@ def build_request(
 ) -> request.Assembly:
     """The provider request for the next round, within the model's budget (see
     holon.prompt.request)."""
-    tools, guidance = catalog(model_ref)
-    root, _ = execution_root(agent)
+    tools, guidance = catalog(model_ref, profiles.preset_of(agent.home))
+    # workspace guidance follows the anchor, not a worktree the execution root may be in
+    anchor = Path(workspaces.binding(agent)["workspace_anchor"])
     current = None
     if ts is not None:
         if ts.view is None:
@@ -147,7 +146,7 @@ def build_request(
         defs=tools.defs,
         tools_json=tools.json,
         guidance=guidance,
-        workspace_root=root,
+        workspace_root=anchor,
         max_output_tokens=max_output_tokens(),
         current=current,
         persist=persist,

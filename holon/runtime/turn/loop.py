@@ -16,7 +16,7 @@ from holon.agent.handle import Agent
 from holon.model.conversation import ProviderFailure, ProviderResponse
 from holon.model.messages import MessageEnvelope
 from holon.providers import resolve, runner
-from holon.runtime.turn import context, outage
+from holon.runtime.turn import context, outage, skills
 from holon.runtime.turn.settle import finish_failure, settle_failure, settle_success
 from holon.runtime.turn.state import StateChange, TurnResult, TurnState, begin, call_key
 from holon.store import storedonce
@@ -332,6 +332,7 @@ def _record_result(
     entry = agent.transcript("tool_result", turn_id=ts.turn_id, message_id=ts.message.id, **data)
     ts.entries.append(entry)
     ts.results[key] = data
+    skills.note_call(agent, ts, call, outcome)  # a command that read a SKILL.md activates it
     event: dict[str, Any] = {
         "turn_id": ts.turn_id,
         "tool_name": call["name"],

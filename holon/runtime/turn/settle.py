@@ -13,6 +13,7 @@ from holon.context import memory, progress, window
 from holon.errors import UsageError
 from holon.model.conversation import ProviderFailure
 from holon.model.records import AgentState, FailureArtifact, TurnTerminalRecord
+from holon.runtime.turn import skills
 from holon.runtime.turn.closure import TurnOutcome, apply_closure, turn_outcome
 from holon.runtime.turn.state import TurnResult, TurnState
 from holon.tools.base import ToolEffects
@@ -220,6 +221,7 @@ def _commit_state(
             ts.on_settle(s)
         if s.last_settled_turn_id != ts.turn_id:
             _count(s, ts, outcome, turn, dead_letter)
+        skills.settle_active(s, completed=outcome == "completed")  # turn_active -> session_active
         finalized.extend(
             progress.merge(
                 agent,

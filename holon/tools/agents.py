@@ -1,0 +1,262 @@
+"""Agent tools: SpawnAgent (a private child under this agent's supervision, or a public named
+agent) and AgentGet (the summary of this agent or one of its descendants)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from holon.agent import workitems, workspaces
+from holon.agent.admission import admit
+from holon.agent.handle import Agent
+from holon.errors import HolonError
+from holon.home import registry
+from holon.home.init import init_home
+from holon.home.layout import Home
+from holon.store.atomic import write_json
+from holon.tasks import children, childview
+from holon.tools.base import Tool, ToolArgs, ToolContext, ToolFailure, ToolOutput
+
+MAX_MESSAGE_CHARS = 64000
+
+
+class SpawnAgentArgs(ToolArgs):
+    initial_message: str | None = Field(
+        None,
+        min_length=1,
+        max_length=MAX_MESSAGE_CHARS,
+        description="The delegated task, as the child's first message (required for "
+        "private_child; its first line labels the supervision task). For public_named: an "
+        "optional first message.",
+    )
+    preset: Literal["private_child", "public_named"] = Field(
+        "private_child",
+        description="private_child: a private agent supervised through a task handle (its final "
+        "report returns as a task_result); public_named: a new independent public agent.",
+    )
+    agent_id: str | None = Field(
+        None,
+        min_length=1,
+        max_length=64,
+        description="The new agent's id (required for public_named; a private child gets one).",
+    )
+    template: str | None = Field(
+        None, min_length=1, max_length=4096, description="Home template (default holon-default)."
+    )
+    workspace_mode: Literal["inherit", "worktree"] = Field(
+        "inherit",
+        description="private_child only: work in this agent's active workspace (inherit) or in a "
+        "fresh git worktree of it (worktree; the workspace must be a git repository).",
+    )
+
+
+class AgentGetArgs(ToolArgs):
+    agent_id: str | None = Field(
+        None,
+        min_length=1,
+        max_length=64,
+        description="This agent (the default) or one of its descendants (a child's agent id).",
+    )
+
+
+def _failure(exc: Exception) -> ToolFailure:
+    if isinstance(exc, children.Refused):
+        return ToolFailure(exc.kind, exc.message, details=exc.details, recovery_hint=exc.hint)
+    assert isinstance(exc, HolonError)
+    return ToolFailure(exc.kind, exc.message, recovery_hint=exc.hint)
+
+
+class SpawnAgent(Tool):
+    name = "SpawnAgent"
+    family = "agent"
+    mutates = True
+    description = (
+        "Delegate bounded work to a new agent. preset=private_child (default) starts a private "
+        "child with initial_message as its task; it runs in the background and its final report "
+        "returns to you as a task_result (inspect or steer it with TaskStatus, TaskOutput, "
+        "TaskInput, TaskStop on the supervision_task_id). preset=public_named creates an "
+        "independent public agent with agent_id."
+    )
+    guidance: ClassVar[str] = (
+        "After SpawnAgent, end the turn: the child's task_result message wakes you when it is "
+        "done. Do not poll it with TaskOutput."
+    )
+    Args = SpawnAgentArgs
+
+    def validate(self, ctx: ToolContext, args: SpawnAgentArgs) -> None:
+        if args.preset == "private_child" and args.initial_message is None:
+            raise ToolFailure(
+                "invalid_tool_input",
+                "a private_child needs initial_message: the task it is given",
+                details={"field": "initial_message"},
+                recovery_hint="pass initial_message with the delegated task",
+            )
+        if args.preset == "public_named" and args.agent_id is None:
+            raise ToolFailure(
+                "invalid_tool_input",
+                "a public_named agent needs an explicit agent_id",
+                details={"field": "agent_id"},
+                recovery_hint="pass agent_id",
+            )
+        if args.preset == "public_named" and args.workspace_mode != "inherit":
+            raise ToolFailure(
+                "invalid_tool_input",
+                "workspace_mode applies to private_child only",
+                details={"field": "workspace_mode"},
+                recovery_hint="drop workspace_mode for a public_named agent",
+            )
+
+    def run(self, ctx: ToolContext, args: SpawnAgentArgs) -> ToolOutput:
+        try:
+            if args.preset == "public_named":
+                return self._public(ctx, args)
+            record = children.spawn(
+                ctx.agent,
+                args.initial_message or "",
+                child_id=args.agent_id,
+                template=args.template or "holon-default",
+                workspace_mode=args.workspace_mode,
+                parent_message_id=ctx.message_id,
+                turn_id=ctx.turn_id,
+            )
+        except (children.Refused, HolonError) as exc:
+            raise _failure(exc) from None
+        child_id = record["child_agent_id"]
+        result = {
+            "agent_id": child_id,
+            "child_agent_id": child_id,
+            "supervision_task_id": record["id"],
+            "task_handle": {"task_id": record["id"], "kind": record["kind"]},
+            "child_supervision": childview.projection(record),
+        }
+        return ToolOutput(
+            f"spawned private child {child_id}, supervised as task {record['id']}; its final "
+            "report returns as a task_result",
+            result,
+        )
+
+    def _public(self, ctx: ToolContext, args: SpawnAgentArgs) -> ToolOutput:
+        agent_id = registry.check_agent_id(args.agent_id or "")
+        home = init_home(
+            None,
+            agent_id,
+            args.template or "holon-default",
+            parent_agent_id=ctx.agent.id,
+        )
+        attached = workspaces.read(ctx.home).get("attached") or {}
+        if attached:  # the attached set only: never the active workspace or its worktree
+            new = Agent(home)
+            kept = {wid: {**e, "worktree": None} for wid, e in attached.items()}
+            with new.state_lock():
+                write_json(home.workspace_json, {"schema_version": 1, "attached": kept})
+                new.update_state(lambda s: setattr(s, "attached_workspaces", sorted(kept)))
+        if args.initial_message:
+            admit(
+                home,
+                "followup",
+                "internal_followup",
+                {"type": "text", "text": args.initial_message},
+                source="bootstrap",
+                metadata={"created_by": ctx.agent.id},
+            )
+        return ToolOutput(f"created public agent {agent_id}", {"agent_id": agent_id})
+
+
+class AgentGet(Tool):
+    name = "AgentGet"
+    family = "agent"
+    description = (
+        "Summary of this agent, or of one of its descendants (agent_id): identity, status, "
+        "active workspace, current work item, token usage, loaded AGENTS.md files, and a compact "
+        "snapshot of each live child."
+    )
+    Args = AgentGetArgs
+
+    def run(self, ctx: ToolContext, args: AgentGetArgs) -> ToolOutput:
+        home = ctx.home if args.agent_id in (None, ctx.agent.id) else _descendant(ctx, args)
+        summary = agent_summary(Agent(home))
+        return ToolOutput(f"agent {home.agent_id} is {summary['status']}", {"agent": summary})
+
+
+def _descendant(ctx: ToolContext, args: AgentGetArgs) -> Home:
+    refused = ToolFailure(
+        "agent_not_visible",
+        f"agent {args.agent_id!r} is not this agent or one of its descendants",
+        details={"agent_id": args.agent_id},
+        recovery_hint="AgentGet inspects this agent and the children it spawned; omit agent_id "
+        "for this agent",
+    )
+    try:
+        home = registry.resolve(registry.check_agent_id(args.agent_id or ""))
+    except HolonError:
+        raise refused from None
+    root = home.parent_root
+    while root is not None:
+        if os.path.abspath(root) == os.path.abspath(ctx.home.root):
+            return home
+        root = Home(root).parent_root
+    raise refused
+
+
+def agent_summary(agent: Agent) -> dict[str, Any]:
+    state, ident = agent.state(), agent.identity()
+    bound = workspaces.binding(agent)
+    current = workitems.get(agent.home, state.current_work_item_id or "")
+    root = bound["execution_root"]
+    return {
+        "identity": {
+            key: ident.get(key)
+            for key in (
+                "agent_id",
+                "kind",
+                "visibility",
+                "ownership",
+                "profile_preset",
+                "lineage_parent_agent_id",
+            )
+        }
+        | ({"archived_at": ident["archived_at"]} if ident.get("archived_at") else {}),
+        "status": state.status.value,
+        "closure": (state.closure or {}).get("outcome"),
+        "waiting_reason": (state.closure or {}).get("waiting_reason"),
+        "active_workspace": {
+            k: bound.get(k) for k in ("workspace_id", "execution_root", "cwd", "mode", "worktree")
+        },
+        "current_work_item": {
+            "work_item_id": current["id"],
+            "title": current.get("title") or current.get("summary"),
+            "state": current.get("state"),
+        }
+        if current
+        else None,
+        "token_usage": {
+            "input": state.total_input_tokens,
+            "output": state.total_output_tokens,
+            "model_rounds": state.total_model_rounds,
+        },
+        "active_task_ids": list(state.active_task_ids),
+        "loaded_agents_md": _agents_md(agent.home, root),
+        "children": [
+            childview.projection(r) for r in children.child_records(agent.home, live_only=True)
+        ],
+    }
+
+
+def _agents_md(home: Home, workspace_root: str | None) -> list[dict[str, Any]]:
+    """Source metadata of the AGENTS.md files a turn loads (path, bytes); never their content."""
+    paths = [("agent", home.agents_md)]
+    if workspace_root and os.path.abspath(workspace_root) != os.path.abspath(home.root):
+        for name in ("AGENTS.md", "CLAUDE.md"):
+            candidate = os.path.join(workspace_root, name)
+            if os.path.isfile(candidate):
+                paths.append(("workspace", candidate))
+                break
+    out = []
+    for scope, path in paths:
+        try:
+            out.append({"scope": scope, "path": str(path), "bytes": os.path.getsize(path)})
+        except OSError:
+            continue
+    return out

@@ -1,0 +1,58 @@
+"""Units of private-child delegation: labels, ids, depth, the tasks a closure waits on, the
+projection of a child whose home is gone, and a child's end converging to archived."""
+
+from __future__ import annotations
+
+import shutil
+
+from holon.agent.handle import Agent
+from holon.home import registry
+from holon.home.init import init_home
+from holon.home.layout import Home
+from holon.tasks import childend, children, childview, childws, store, tracking
+
+
+def test_label_is_the_first_line_bounded():
+    assert children.label_of("\n  Fix the build  \nthen more") == "Fix the build"
+    assert len(children.label_of("x" * 500)) <= children.LABEL_CHARS
+    assert children.label_of("   \n") == "child agent"
+
+
+def test_child_ids_fit_the_agent_id_rule():
+    assert children.new_child_id("main").startswith("main.c-")
+    long_id = children.new_child_id("a" * 64)
+    assert long_id.startswith("c-") and len(long_id) <= 64
+
+
+def test_depth_and_parent_follow_the_layout():
+    parent = init_home(None, "p")
+    rec = children.spawn(Agent(parent), "one")
+    child = Home(rec["child_home"])
+    assert children.depth(parent) == 0 and children.depth(child) == 1
+    assert children.parent_of(child).root == parent.root
+    assert rec["workspace"]["workspace_id"] == childws.PARENT_HOME
+    # a child's supervision task is listed, but a turn does not wait on it
+    assert Agent(parent).state().active_task_ids == [rec["id"]]
+    assert tracking.awaited(parent, [rec["id"], "task_other"]) == ["task_other"]
+
+
+def test_projection_of_a_missing_child_and_the_parent_side_repair():
+    parent = init_home(None, "p")
+    rec = children.spawn(Agent(parent), "one")
+    shutil.rmtree(rec["child_home"])
+    assert childview.projection(rec)["child_status"] == "missing"
+    assert childend.reconcile(Agent(parent)) == [rec["id"]]
+    done = store.load(parent, rec["id"])
+    assert done["status"] == "failed" and done["failure_artifact"]["kind"] == "child_missing"
+    assert done["result_message_id"]
+
+
+def test_a_child_whose_task_ended_converges_to_archived():
+    parent = init_home(None, "p")
+    rec = children.spawn(Agent(parent), "one")
+    child = Agent(Home(rec["child_home"], rec["child_agent_id"]))
+    childend.finish(parent, store.load(parent, rec["id"]), "cancelled")
+    childend.after_settle(child)
+    assert child.identity()["archived_at"]
+    assert rec["child_agent_id"] in registry.archived()
+    assert rec["child_agent_id"] not in registry.load()
