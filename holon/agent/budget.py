@@ -94,7 +94,16 @@ def family_usage_today(home: Home) -> int:
         entries = [e.path for e in os.scandir(home.children_dir) if not e.name.startswith(".")]
     except (FileNotFoundError, NotADirectoryError):
         return total
-    return total + sum(family_usage_today(Home(p)) for p in entries if is_home(p))
+    midnight = clock.parse_iso(today() + "T00:00:00Z").timestamp()
+    for path in entries:
+        child = Home(path)
+        try:  # a child untouched since midnight spent nothing today: an old archive costs a stat
+            if os.stat(child.state_json).st_mtime < midnight:
+                continue
+        except OSError:
+            continue
+        total += family_usage_today(child)
+    return total
 
 
 def check(agent: Agent, turn_usage: TokenUsage) -> None:

@@ -161,3 +161,21 @@ def test_zero_removes_a_limit_that_agent_json_sets(agent):
     _identity_budget(agent, turn_tokens=100)
     budget.set_limits(a, turn_tokens=0)
     assert budget.limits(a) == {}
+
+
+def test_family_usage_counts_children_touched_today_only(tmp_path):
+    """A child's tokens count toward its parent's day; a child untouched since midnight (an old
+    archive) is not even read, so the check does not grow with the children an agent ever had."""
+    import json
+    import os
+
+    from holon.home.init import init_home
+
+    parent = init_home(str(tmp_path / "p"), "p")
+    child = init_home(str(parent.children_dir / "p.c-1"), "p.c-1")
+    state = json.loads(child.state_json.read_text())
+    state["token_usage_by_day"] = {budget.today(): 500}
+    child.state_json.write_text(json.dumps(state))
+    assert budget.family_usage_today(parent) == 500
+    os.utime(child.state_json, (0, 0))
+    assert budget.family_usage_today(parent) == 0
