@@ -67,9 +67,15 @@ def _inside(path: str, root: str) -> bool:
 
 
 def protected_paths(home: Home) -> list[str]:
-    """What no command may write: the agent's `.holon/` and holon's own files in $HOLON_HOME
-    (config, keys, registry, logs), not the agent homes nor the managed worktrees kept there."""
+    """What no command may write: the agent's `.holon/`, those of the agents above a private
+    child, and holon's own files in $HOLON_HOME (config, keys, registry, logs), not the agent
+    homes nor the managed worktrees kept there."""
     found = [_real(home.dot)]
+    above = home.parent_root  # a private child's home lies in its parent's `.holon/`
+    while above is not None:
+        parent = Home(above)
+        found.append(_real(parent.dot))
+        above = parent.parent_root
     try:
         entries = list(os.scandir(paths.holon_home()))
     except OSError:
@@ -240,13 +246,17 @@ def _linux(
             f"could not build the sandbox: {exc}", hint="run `holon sandbox show AGENT`"
         ) from None
     fd = ruleset.fd
-    binds = [p for p in inside if _inside(scratch_s, p)]
+    # writable places beneath a protected one, bound first: a read-only remount above them
+    # leaves them writable (the scratch in `.holon/`; a private child's home in its parent's)
+    home_s = _real(home.root)
+    binds = [w for w in (scratch_s, home_s) if w in roots or w == scratch_s]
+    binds = [w for w in binds if any(_inside(w, p) and w != p for p in inside)]
 
     def preexec() -> None:
         if use_ns:
             mountns.enter()
-            if binds:
-                mountns.bind(scratch_s, read_only=False)
+            for path in binds:
+                mountns.bind(path, read_only=False)
             for path in inside:
                 mountns.bind(path, read_only=True)
             for path in masked:

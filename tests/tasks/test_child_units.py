@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import shutil
 
+from sandbox_marks import needs_landlock
+
 from holon.agent.handle import Agent
 from holon.home import registry
 from holon.home.init import init_home
@@ -56,3 +58,25 @@ def test_a_child_whose_task_ended_converges_to_archived():
     assert child.identity()["archived_at"]
     assert rec["child_agent_id"] in registry.archived()
     assert rec["child_agent_id"] not in registry.load()
+
+
+@needs_landlock
+def test_a_childs_commands_cannot_write_its_parents_state(tmp_path):
+    """A private child's home lies in its parent's `.holon/`, and an inheriting child works in the
+    parent's home: its commands write that home and its own memory, never the parent's `.holon/`
+    nor its own."""
+    from holon.runtime.turn.context import tool_context
+    from holon.tools import registry as tools
+
+    parent = init_home(None, "p")
+    rec = children.spawn(Agent(parent), "look around")
+    child = Home(rec["child_home"], rec["child_agent_id"])
+    cmd = (
+        f"echo x > {parent.dot}/evil; echo x > {child.dot}/evil; "
+        f"echo y >> {child.memory}/self.md && echo own-memory; echo z > made.txt && echo workspace"
+    )
+    out = tools.call(tool_context(Agent(child)), "ExecCommand", {"cmd": cmd, "login": False})
+    stdout = out.envelope["result"]["stdout_preview"]
+    assert "own-memory" in stdout and "workspace" in stdout
+    assert not (parent.dot / "evil").exists() and not (child.dot / "evil").exists()
+    assert out.envelope["result"]["stderr_preview"].count("Read-only file system") == 2
