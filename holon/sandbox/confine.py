@@ -307,9 +307,11 @@ def refused_write(home: Home, execution_root: Path, targets: list[Path]) -> tupl
     policy = read(home)
     protected = protected_paths(home)
     roots = writable_roots(policy, execution_root, home)
+    own, own_dot = _real(home.root), _real(home.dot)
     for target in targets:
         real = os.path.join(_real(target.parent), target.name)
-        if any(_inside(real, p) for p in protected):
+        mine = _inside(real, own) and not _inside(real, own_dot)  # a child's home: in a parent's
+        if not mine and any(_inside(real, p) for p in protected):
             return str(target), "it is the runtime's own state, read-only to the agent's tools"
         if policy.mode == "read-only":
             return str(target), "the read-only sandbox allows no file changes"

@@ -80,3 +80,22 @@ def test_a_childs_commands_cannot_write_its_parents_state(tmp_path):
     assert "own-memory" in stdout and "workspace" in stdout
     assert not (parent.dot / "evil").exists() and not (child.dot / "evil").exists()
     assert out.envelope["result"]["stderr_preview"].count("Read-only file system") == 2
+
+
+def test_apply_patch_in_a_child_writes_its_own_memory_not_its_parents_state():
+    from holon.runtime.turn.context import tool_context
+    from holon.tools import registry as tools
+
+    parent = init_home(None, "p")
+    rec = children.spawn(Agent(parent), "take notes")
+    child = Home(rec["child_home"], rec["child_agent_id"])
+    ctx = tool_context(Agent(child))
+    mem = child.memory / "self.md"
+    patch = f"--- {mem}\n+++ {mem}\n@@ -1 +1,2 @@\n # Self\n+a note\n"
+    out = tools.call(ctx, "ApplyPatch", {"patch": patch})
+    assert out.envelope["status"] == "success", out.envelope
+    assert mem.read_text().startswith("# Self\na note\n")
+    for target in (parent.dot / "evil.json", child.dot / "evil.json"):
+        bad = f"--- /dev/null\n+++ {target}\n@@ -0,0 +1 @@\n+x\n"
+        out = tools.call(ctx, "ApplyPatch", {"patch": bad})
+        assert out.envelope["status"] == "error" and not target.exists(), target
