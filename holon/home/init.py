@@ -17,6 +17,7 @@ from holon.store import crashpoint
 from holon.store.atomic import DIR_MODE, fsync_dir, make_private_dir, write_json, write_text
 
 BUILTIN_TEMPLATES = Path(__file__).parent / "templates"
+DEFAULT_AGENT_ID = "main"  # the default agent: it alone also sees the user's skills
 
 
 def resolve_template(template: str) -> tuple[Path, dict]:
@@ -62,19 +63,23 @@ def init_home(
     agent_id: str | None,
     template: str = "holon-default",
     *,
-    kind: str = "named",
+    kind: str | None = None,
     visibility: str = "public",
     parent_agent_id: str | None = None,
     model_override: str | None = None,
 ) -> Home:
-    """`parent_agent_id`: the agent that created it (lineage; a `child` is supervised by it);
-    `model_override`: the model it starts with (a child inherits its parent's)."""
+    """`kind`: `default` for the default agent (DEFAULT_AGENT_ID, the one a bare `holon init`
+    makes), else `named` unless given; `parent_agent_id`: the agent that created it (lineage; a
+    `child` is supervised by it); `model_override`: the model it starts with (a child inherits
+    its parent's)."""
     if path is None:
-        agent_id = registry.check_agent_id(agent_id or "main")
+        agent_id = registry.check_agent_id(agent_id or DEFAULT_AGENT_ID)
         root = agents_dir() / agent_id
     else:
         root = Path(path).expanduser().absolute()
         agent_id = registry.check_agent_id(agent_id or root.name)
+    if kind is None:
+        kind = "default" if agent_id == DEFAULT_AGENT_ID else "named"
     if agent_id in registry.load() and is_home(registry.load()[agent_id]):
         raise AlreadyExists(
             f"agent {agent_id!r} already exists at {registry.load()[agent_id]}",

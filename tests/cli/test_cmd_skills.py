@@ -84,3 +84,18 @@ def test_help():
     code, out, _ = cli("skills", "list", "--help")
     assert code == 0 and "session_active" in out
     assert "first existing" in ok(skills_group, "--help").stdout
+
+
+def test_the_default_agent_alone_sees_the_users_skills(user):
+    """A bare `holon init` makes the default agent (`main`, kind default); a named agent does not
+    see ~/.agents/skills."""
+    from helpers import holon
+
+    make(user / ".agents" / "skills", "personal")
+    holon("init")
+    holon("init", "--agent-id", "other")
+    mine = json.loads(holon("skills", "list", "main", "--json").stdout)["skills"]
+    assert [(s["name"], s["scope"]) for s in mine] == [("personal", "user")]
+    assert json.loads(holon("skills", "list", "other", "--json").stdout)["skills"] == []
+    status = json.loads(holon("status", "main", "--json").stdout)
+    assert status["identity"]["kind"] == "default"
