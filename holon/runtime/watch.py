@@ -136,6 +136,9 @@ class IndexWatcher(_Loop):
                 next_at = self.sweep()
             return
         paths = [dueindex.index_dir(), str(holon_home()), str(agents_dir())]
+        # what changed after the first pass and before the watcher was armed raised no event:
+        # the first wake-up (at most MAX_WAIT_S after arming) passes again
+        armed = False
         for changes in watchfiles.watch(
             *paths,
             watch_filter=None,
@@ -149,8 +152,9 @@ class IndexWatcher(_Loop):
         ):
             if self.stop.is_set():
                 return
-            if changes or (next_at is not None and next_at <= clock.now_ts()):
+            if not armed or changes or (next_at is not None and next_at <= clock.now_ts()):
                 next_at = self.sweep()
+                armed = True
             reap_handed_over()
 
     def sweep(self) -> float | None:

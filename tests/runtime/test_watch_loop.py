@@ -116,3 +116,31 @@ def test_signals_only_set_the_stop_flag(agent):
     finally:
         for sig, handler in saved.items():
             signal.signal(sig, handler)
+
+
+def test_index_watcher_sees_what_arrived_before_its_watcher_was_armed(holon_env, script):
+    """An agent created and prompted while `watch --all` made its first pass (before the file
+    watcher existed) raised no event: the first wake-up after arming passes again and runs it."""
+    model = script({"text": "late one"})
+    passes = []
+    late = []
+
+    class Slow(watch.IndexWatcher):
+        def sweep(self):
+            passes.append(time.monotonic())
+            out = super().sweep()
+            if len(passes) == 1:  # during the first pass, after its listing
+                home = init_home(None, "late")
+                _prompt(home, "hello")
+                late.append(home)
+            return out
+
+    w = Slow(model=model, on_report=lambda r: None)
+    thread = threading.Thread(target=w.run)
+    thread.start()
+    try:
+        wait_for(lambda: late and _results(late[0]) == ["late one"], timeout=20)
+    finally:
+        w.stop.set()
+        thread.join(timeout=10)
+    assert len(passes) >= 2
