@@ -124,7 +124,7 @@ RETENTION_DEFAULTS = {
     "ledger_segment_bytes": 64 << 20,  # rotate a ledger into a segment past this size
     "artifact_keep_days": 30,  # artifacts older than this may be removed
     "artifact_max_bytes": 0,  # and the oldest ones while all of them take more than this
-    "task_keep_days": 30,  # finished task directories, by when they finished
+    "task_keep_days": 30,  # finished task directories and archived children, by when they ended
     "segment_keep_days": 0,  # old ledger segments (off by default: the ledgers are the record)
 }
 

@@ -11,9 +11,9 @@ import click
 @click.option("--dry-run", is_flag=True, help="Print what would be removed; change nothing.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document per agent, as a list.")
 def gc_cmd(agents: tuple[str, ...], all_agents: bool, dry_run: bool, as_json: bool) -> None:
-    """Remove old artifacts, finished task directories and old ledger segments of AGENT (or of
-    every agent with --all), as `[retention]` in config.toml allows, and print each removal and
-    the bytes freed.
+    """Remove old artifacts, finished task directories, long-archived private children and old
+    ledger segments of AGENT (or of every agent with --all), as `[retention]` in config.toml
+    allows, and print each removal and the bytes freed.
 
     Never removed: what the context's replay window, an in-flight turn, an unsettled message or
     a live task still names, and ledger segments the memory index has not read yet. An agent

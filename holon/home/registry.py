@@ -133,6 +133,15 @@ def archived() -> dict[str, str]:
     return {k: v for k, v in found.items() if AGENT_ID.fullmatch(k) and _is_path(v)}
 
 
+def drop_archived(agent_id: str) -> None:
+    """Forget an archived child whose home gc removes."""
+    home = holon_home()
+    with locked(home / ".registry.lock"):
+        gone = archived()
+        if gone.pop(agent_id, None) is not None:
+            _write(load(), gone)
+
+
 def archive(agent_id: str, root: Path) -> None:
     """Move `agent_id` from the live agents to the archived ones (ticks and listings skip it)."""
     home = holon_home()

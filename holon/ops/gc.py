@@ -24,9 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from holon import clock, config
+from holon import clock, config, paths
 from holon.agent.handle import Agent
-from holon.home.layout import Home
+from holon.errors import HolonError
+from holon.home import registry
+from holon.home.layout import Home, read_identity
 from holon.store import artifacts, jsonl
 from holon.store.locks import FileLock, LockBusy
 from holon.tasks import store as tasks
@@ -95,12 +97,18 @@ def plan(agent: Agent, report: GcReport, now: float) -> None:
     refs = _referenced(home, window_from)
     _plan_artifacts(home, refs, report, now)
     _plan_tasks(agent, refs, report, now)
+    _plan_children(home, report, now)
     _plan_segments(home, window_from, report, now)
 
 
 def _remove(home: Home, r: Removal) -> None:
     path = home.root / r.path
-    if r.kind == "task":
+    if r.kind == "child":  # first out of the registry's archive, then away from readers
+        if not artifacts.removing(path.name):
+            registry.drop_archived(path.name)
+        artifacts.remove_tree(path)
+        _drop_empty(paths.worktrees_dir() / path.name)
+    elif r.kind == "task":
         artifacts.remove_tree(path)
     else:
         artifacts.remove_file(path)
@@ -194,6 +202,37 @@ def _plan_tasks(agent: Agent, refs: bytes, report: GcReport, now: float) -> None
         report.removed.append(
             Removal("task", _rel(home, d), _du(d), f"finished over {keep_days} days ago")
         )
+
+
+def _plan_children(home: Home, report: GcReport, now: float) -> None:
+    """Private children archived over task_keep_days ago (their supervision ended then): their
+    homes go, so what a parent keeps does not grow with every child it ever had."""
+    keep_days = config.retention("task_keep_days")
+    if not keep_days:
+        return
+    for d in _dirs(home.children_dir):
+        if artifacts.removing(d.name):
+            report.removed.append(
+                Removal("child", _rel(home, d), _du(d), "left by an interrupted gc")
+            )
+            continue
+        try:
+            archived = read_identity(Home(d).agent_json).get("archived_at")
+        except HolonError:
+            continue  # a broken child home is doctor's to report, never gc's to remove
+        if not isinstance(archived, str) or not archived:
+            continue
+        if now - clock.parse_iso(archived).timestamp() > keep_days * DAY:
+            report.removed.append(
+                Removal("child", _rel(home, d), _du(d), f"archived over {keep_days} days ago")
+            )
+
+
+def _drop_empty(d: Path) -> None:
+    try:
+        d.rmdir()
+    except OSError:
+        pass  # not there, or a retained worktree is still in it
 
 
 def _dirs(d: Path) -> list[Path]:

@@ -215,3 +215,35 @@ def test_gc_killed_at_any_step_finishes_on_the_next_run(tmp_path, monkeypatch):
         (again,) = _gc("a")
         assert again["outcome"] == "done", n
         assert _state(home) == expected, n
+
+
+def test_gc_removes_children_archived_long_ago(tmp_path):
+    """A private child archived over task_keep_days ago goes (its home, its registry entry, an
+    empty worktree directory); a recent one stays; the parent's task tools still answer."""
+    parent = init_agent("p")
+    spawn = json.dumps({"initial_message": "do it"})
+    done = []
+    for i in range(2):
+        out = json.loads(holon("tool", "call", "p", "SpawnAgent", "--input", spawn).stdout)
+        child_id = out["result"]["child_agent_id"]
+        holon("model", "set", child_id, write_script(tmp_path / f"c{i}.jsonl", [{"text": "ok"}]))
+        done.append((child_id, out["result"]["supervision_task_id"]))
+    holon("model", "set", "p", write_script(tmp_path / "p.jsonl", [{"text": "noted"}] * 2))
+    holon("tick", "--all")
+    holon("tick", "--all")
+    (old_id, old_task), (new_id, _) = done
+    old_home = parent / ".holon" / "children" / old_id
+    ident = json.loads((old_home / ".holon" / "agent.json").read_text())
+    ident["archived_at"] = "2020-01-01T00:00:00.000Z"
+    (old_home / ".holon" / "agent.json").write_text(json.dumps(ident))
+    registry = Path(os.environ["HOLON_HOME"]) / "registry.json"
+    assert set(json.loads(registry.read_text())["archived"]) == {old_id, new_id}
+
+    (report,) = _gc("p")
+    assert [r["path"] for r in report["removed"] if r["kind"] == "child"] == [
+        f".holon/children/{old_id}"
+    ]
+    assert not old_home.exists() and (parent / ".holon" / "children" / new_id).exists()
+    assert set(json.loads(registry.read_text())["archived"]) == {new_id}
+    assert holon("task", "output", "p", old_task).returncode == 0
+    assert _gc("p")[0]["removed"] == []
