@@ -101,7 +101,30 @@ def output(
     if readable:
         artifacts.append({"path": path, "kind": "task_output", "bytes": os.path.getsize(path)})
     ready = terminal and (readable or "output_summary" in rec)
-    task = {
+    task = _task_output(rec, preview, cut, artifacts)
+    if ready:
+        retrieval = "success"
+    else:
+        retrieval = "timeout" if block and not terminal else "not_ready"
+    return {"retrieval_status": retrieval, "task": task}
+
+
+def _child_output(rec: dict[str, Any], *, budget_chars: int) -> dict[str, Any]:
+    """A child's output: its recent briefs (a running child's too), and the projection; a
+    running child's is `not_ready` (its final report arrives as a task_result)."""
+    preview, cut = head_tail(childview.output_text(rec), budget_chars)
+    task = _task_output(rec, preview, cut, [])
+    task["child_supervision"] = childview.projection(rec)
+    retrieval = "success" if rec["status"] in store.TERMINAL else "not_ready"
+    return {"retrieval_status": retrieval, "task": task}
+
+
+def _task_output(
+    rec: dict[str, Any], preview: str, cut: bool, artifacts: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The `task` of a TaskOutputResult: one shape for command and child tasks."""
+    terminal = rec["status"] in store.TERMINAL
+    return {
         "task_id": rec["id"],
         "kind": rec["kind"],
         "status": rec["status"],
@@ -114,34 +137,6 @@ def output(
         "exit_status": rec.get("exit_status"),
         "failure_artifact": rec.get("failure_artifact"),
     }
-    if ready:
-        retrieval = "success"
-    else:
-        retrieval = "timeout" if block and not terminal else "not_ready"
-    return {"retrieval_status": retrieval, "task": task}
-
-
-def _child_output(rec: dict[str, Any], *, budget_chars: int) -> dict[str, Any]:
-    """A child's output: its recent briefs (a running child's too), and the projection; a
-    running child's is `not_ready` (its final report arrives as a task_result)."""
-    terminal = rec["status"] in store.TERMINAL
-    preview, cut = head_tail(childview.output_text(rec), budget_chars)
-    task = {
-        "task_id": rec["id"],
-        "kind": rec["kind"],
-        "status": rec["status"],
-        "summary": rec.get("summary"),
-        "output_preview": preview,
-        "output_truncated": cut,
-        "artifacts": [],
-        "output_artifact": None,
-        "result_summary": rec["status"] if terminal else None,
-        "exit_status": None,
-        "failure_artifact": rec.get("failure_artifact"),
-        "child_supervision": childview.projection(rec),
-    }
-    retrieval = "success" if terminal else "not_ready"
-    return {"retrieval_status": retrieval, "task": task}
 
 
 def _result_summary(rec: dict[str, Any]) -> str:
