@@ -1,27 +1,31 @@
-"""Advisory file locks (flock, through filelock): the turn lock and short state-lock sections.
+"""Advisory file locks (flock(2)): the turn lock and short state-lock sections.
 
-`filelock` is the project's lock library. On Unix its FileLock is flock(2) on a file that is
-left in place, so a lock dies with the process that held it and leaves nothing stale to clean
-up. This module keeps holon's small API over it: `LockBusy` (filelock's `Timeout`), one
-attempt, a bounded wait or an unbounded one, lock files private to their owner (0600), and no
-re-entrancy (callers such as `Agent.state_lock` count their own depth). filelock is imported
-inside the functions that lock, never at import: this module is reached on paths that must stay
-light (an idle `holon tick` takes no lock), and filelock costs 20-70 ms to import.
+A lock is flock(2) on a file that is left in place, so it dies with the process that held it and
+leaves nothing stale to clean up. The API: `LockBusy`, one attempt, a bounded wait or an
+unbounded one, lock files private to their owner (0600), and no re-entrancy (callers such as
+`Agent.state_lock` count their own depth).
+
+Stdlib only, with no import beyond `fcntl`: every admission (`holon enqueue`, `prompt --no-wait`)
+takes the state lock, and the `filelock` library this replaced cost 17 ms of import per process
+(a fifth of an enqueue) for the one call holon used, with each of its other features turned off.
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
+import time
+from _thread import get_ident
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from filelock import BaseFileLock
+MODE = 0o600  # lock files are private to their owner
+POLL = 0.01  # seconds between attempts during a bounded wait
+_FLAGS = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
 
-MODE = 0o600  # lock files are private to their owner (set when filelock creates one)
-POLL = 0.01  # seconds between attempts while waiting: filelock polls a non-blocking flock
+# (st_dev, st_ino) of each lock file a FileLock of this process holds -> the holding thread
+_HOLDERS: dict[tuple[int, int], int] = {}
 
 
 class LockBusy(Exception):
@@ -31,64 +35,77 @@ class LockBusy(Exception):
 class FileLock:
     """One exclusive, non-re-entrant hold on `path`; its directory must exist.
 
-    Two FileLock objects on one path conflict even inside one process, as two processes do.
-    One exception: an unbounded wait (blocking, timeout=None) on a path that another FileLock of
-    the same thread holds could never end, and filelock refuses it with RuntimeError instead of
-    hanging; a bounded wait ends in LockBusy, as for another process. Acquiring a FileLock that
-    is already held is a RuntimeError too, and `release` always releases fully. A FileLock
-    dropped while held is released by filelock's finalizer.
+    Two FileLock objects on one path conflict even inside one process, as two processes do (each
+    opens its own file description). One exception: an unbounded wait (blocking, timeout=None) on
+    a file that another FileLock of the same thread holds could never end, so it is refused with
+    RuntimeError instead of hanging; a bounded wait ends in LockBusy, as for another process.
+    Acquiring a FileLock that is already held is a RuntimeError too, and `release` always
+    releases fully. A FileLock dropped while held releases the lock (its descriptor closes); a
+    forked child never holds or releases its parent's lock.
     """
 
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = os.fspath(path)
-        self._lock: BaseFileLock | None = None  # built on first use, in this process
+        self._fd: int | None = None
         self._pid = 0
+        self._key: tuple[int, int] | None = None
 
     @property
     def held(self) -> bool:
         """Whether this object holds the lock."""
-        return self._lock is not None and self._pid == os.getpid() and self._lock.is_locked
+        return self._fd is not None and self._pid == os.getpid()
 
     def acquire(self, *, blocking: bool = True, timeout: float | None = None) -> None:
         """Take the lock: one attempt (blocking=False), wait forever (timeout=None) or at most
         `timeout` seconds; LockBusy when another holder keeps it."""
-        from filelock import Timeout
-
         if self.held:
             raise RuntimeError(f"{self.path} is already held by this FileLock (not re-entrant)")
-        wait = -1.0 if timeout is None else max(timeout, 0.0)  # filelock: negative = forever
+        self._fd = None  # a descriptor inherited across a fork is the parent's, never released here
         _require_directory(self.path)
-        try:
-            self._filelock().acquire(timeout=wait, blocking=blocking)
-        except Timeout:
-            raise LockBusy(self.path) from None
+        deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
+        while True:
+            fd = os.open(self.path, _FLAGS, MODE)
+            try:
+                st = os.fstat(fd)
+                key = (st.st_dev, st.st_ino)
+                if not _take(fd, key, self.path, blocking=blocking, deadline=deadline):
+                    raise LockBusy(self.path)
+                if os.fstat(fd).st_nlink == 0:  # unlinked while we waited: lock the new file
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                    os.close(fd)
+                    continue
+                if st.st_mode & 0o777 != MODE and st.st_uid == os.geteuid():
+                    os.fchmod(fd, MODE)
+            except BaseException:
+                os.close(fd)
+                raise
+            self._fd, self._pid, self._key = fd, os.getpid(), key
+            _HOLDERS[key] = get_ident()
+            return
 
     def release(self) -> None:
         """Release the lock; harmless when it is not held."""
-        if self.held:
-            assert self._lock is not None
-            self._lock.release(force=True)
+        if not self.held:
+            return
+        fd, self._fd = self._fd, None
+        if _HOLDERS.get(self._key) is not None:  # type: ignore[arg-type]
+            del _HOLDERS[self._key]  # type: ignore[arg-type]
+        os.close(fd)  # type: ignore[arg-type]  (closing the only descriptor releases the flock)
 
     def is_held_elsewhere(self) -> bool:
         """True when another holder has the lock: one attempt, not kept; a missing lock file is
         free and is not created."""
-        from filelock import Timeout
-
-        if not os.path.exists(self.path):
-            return False
-        probe = _new_filelock(self.path)
         try:
-            probe.acquire(blocking=False)
-        except Timeout:
+            fd = os.open(self.path, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
             return True
-        probe.release(force=True)
+        finally:
+            os.close(fd)
         return False
-
-    def _filelock(self) -> BaseFileLock:
-        # filelock never lets a lock cross a fork, so a child builds its own.
-        if self._lock is None or self._pid != os.getpid():
-            self._lock, self._pid = _new_filelock(self.path), os.getpid()
-        return self._lock
 
     def __enter__(self) -> FileLock:
         self.acquire()
@@ -97,28 +114,42 @@ class FileLock:
     def __exit__(self, *exc: object) -> None:
         self.release()
 
+    def __del__(self) -> None:
+        if self.held:
+            self.release()
+
+
+def _take(fd: int, key: tuple[int, int], path: str, *, blocking: bool, deadline) -> bool:  # noqa: ANN001
+    """flock `fd`: once, until `deadline` (monotonic seconds), or without end; False when busy."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        if not blocking:
+            return False
+    if deadline is None:
+        if _HOLDERS.get(key) == get_ident():
+            raise RuntimeError(
+                f"deadlock: {path} is held by another FileLock of this thread, and an unbounded "
+                "wait for it would never end"
+            )
+        fcntl.flock(fd, fcntl.LOCK_EX)  # the kernel wakes us at the release
+        return True
+    while time.monotonic() < deadline:
+        time.sleep(min(POLL, max(deadline - time.monotonic(), 0.0)))
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            pass
+    return False
+
 
 def _require_directory(path: str) -> None:
-    """filelock creates missing directories; a lock here never does (a deleted home stays
-    deleted): FileNotFoundError, as opening the lock file would give."""
+    """A lock never creates its directory (a deleted home stays deleted): FileNotFoundError, as
+    opening the lock file would give."""
     if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
         raise FileNotFoundError(errno.ENOENT, "no directory for the lock file", path)
-
-
-def _new_filelock(path: str) -> BaseFileLock:
-    """A plain filelock.FileLock on `path`: flock only (a filesystem without it is an error, not
-    a silent fall back to a lock file that outlives a crash), and no state shared between
-    instances."""
-    import filelock
-
-    return filelock.FileLock(
-        path,
-        mode=MODE,
-        thread_local=False,
-        is_singleton=False,
-        fallback_to_soft=False,
-        poll_interval=POLL,
-    )
 
 
 @contextmanager

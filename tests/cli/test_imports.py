@@ -1,6 +1,6 @@
 """The light paths stay light: no pexpect (or provider SDK) for --help, tool list,
-or an idle tick, and no filelock for an idle tick (it takes no lock); a tick that runs a turn
-does lock, through filelock."""
+or an idle tick, and no pydantic for --help or an idle tick; a tick that runs a turn does load
+pydantic (which shows the probe sees what a command imports)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import sys
 import pytest
 from helpers import ROOT, holon, init_agent, write_script
 
-WATCHED = ("pexpect", "openai", "anthropic", "filelock")
+WATCHED = ("pexpect", "openai", "anthropic", "pydantic")
 PROBE = (
     "import sys, runpy; sys.argv = ['holon'] + sys.argv[1:]\n"
     "try:\n    runpy.run_module('holon', run_name='__main__')\n"
@@ -46,9 +46,9 @@ def test_no_heavy_imports(args, forbidden):
     assert imported & set(forbidden) == set()
 
 
-def test_a_tick_that_runs_a_turn_locks_through_filelock(tmp_path):
+def test_a_tick_that_runs_a_turn_loads_pydantic(tmp_path):
     init_agent()
     model = write_script(tmp_path / "script.jsonl", [{"text": "done"}])
     holon("enqueue", "a", "--kind", "system_tick", "--text", "hello")
     imported, out = _run("tick", "a", "--model", model)
-    assert out.startswith("a: ran") and "filelock" in imported
+    assert out.startswith("a: ran") and "pydantic" in imported
