@@ -31,7 +31,8 @@ ENQUEUE_TARGET = 20.0  # per second
 
 
 def holon_cmd() -> list[str]:
-    return [sys.executable, "-m", "holon"]
+    """What the installed `holon` script runs (`python -m holon` would add runpy's imports)."""
+    return [sys.executable, "-c", "import sys; from holon.cli.main import main; sys.exit(main())"]
 
 
 class Counter:

@@ -3,8 +3,8 @@ the one check an id from outside (a command line, a tool argument) passes before
 
 from __future__ import annotations
 
+import os
 import re
-import secrets
 import time
 
 from holon.errors import InvalidInput
@@ -26,7 +26,7 @@ def _base36(n: int) -> str:
 
 
 def new_id(prefix: str) -> str:
-    return f"{prefix}_{_base36(time.time_ns() // 1000).rjust(11, '0')}{secrets.token_hex(3)}"
+    return f"{prefix}_{_base36(time.time_ns() // 1000).rjust(11, '0')}{os.urandom(3).hex()}"
 
 
 def is_id(value: object) -> bool:

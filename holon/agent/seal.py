@@ -21,7 +21,6 @@ import hashlib
 import hmac
 import json
 import os
-import secrets
 from typing import Any
 
 from holon import jsonfile
@@ -81,7 +80,7 @@ def ensure_key(home: Home) -> bytes:
     except NoKey:
         if os.path.lexists(home.admission_key) and not os.path.isfile(home.admission_key):
             raise
-    write_bytes(home.admission_key, (secrets.token_hex(KEY_BYTES) + "\n").encode(), mode=0o600)
+    write_bytes(home.admission_key, (os.urandom(KEY_BYTES).hex() + "\n").encode(), mode=0o600)
     return _read_key(home)
 
 

@@ -15,9 +15,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from holon import clock, config
 from holon.store import crashpoint
@@ -27,8 +26,7 @@ NAME = re.compile(r"^(?P<stem>[a-z_]+)\.(?P<date>\d{4}-\d{2}-\d{2})\.(?P<base>\d
 ROTATED = frozenset({"transcript", "events", "messages", "briefs", "context_episodes"})
 
 
-@dataclass(frozen=True)
-class Segment:
+class Segment(NamedTuple):  # not a dataclass: every admission imports this module
     path: Path
     base: int  # logical offset of its first byte
     size: int
