@@ -30,6 +30,7 @@ from typing import Any
 
 from holon.home.layout import is_home
 from holon.paths import agents_dir, holon_home, registry_path
+from holon.store import crashpoint
 from holon.store.atomic import DIR_MODE, write_json
 
 FULL_PASS_EVERY_S = 600.0  # a full pass at least this often (homes no writer marked)
@@ -71,12 +72,14 @@ def mark(root: str | os.PathLike, at: float | None = None) -> None:
     the full pass."""
     directory = index_dir()
     try:
+        crashpoint.step("due.mark")
         os.symlink(os.path.abspath(root), os.path.join(directory, entry_name(root, at)))
     except OSError:  # it exists (already marked), no index yet, or not writable
         pass
 
 
 def unlink(name: str) -> None:
+    crashpoint.step("due.unlink")
     try:
         os.unlink(os.path.join(index_dir(), name))
     except FileNotFoundError:

@@ -123,11 +123,15 @@ def _visit(home: Home, names: list[str], tick_home, on_report, report_idle: bool
             dueindex.mark(home.root)
             return clock.now_ts() + HELD_RECHECK_S
         state = check(home)
+        now_name = dueindex.entry_name(home.root)  # the tick's own admissions marked it
+        names = names if now_name in names else [*names, now_name]
     elif report_idle:
         on_report({"agent_id": home.agent_id, "outcome": "idle"})
     want = _want(state)
     keep = None if want is None else dueindex.key_of(home.root) + want
     if want != "":
+        if want is not None:  # the new timer entry before the old ones go: never late
+            dueindex.mark(home.root, state.next_due)
         extra = [n for n in names if n != keep]
         if extra:
             for name in extra:
