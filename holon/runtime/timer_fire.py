@@ -29,7 +29,9 @@ def fire(agent: Agent, timer_ids: list[str]) -> list[str]:
         if timer is None or float(timer["due_ts"]) > now:
             continue
         occurrences = _due_occurrences(timer, now)
-        if _guard_allows(agent, timer):
+        if _queued(agent, timer["id"], occurrences[-1]):
+            timer["fired_count"] = int(timer.get("fired_count", 0)) + 1  # fired, not rescheduled
+        elif _guard_allows(agent, timer):
             _admit(agent, timer, occurrences)
             fired.append(timer["id"])
         following = timers.next_after(timer, occurrences[-1])
@@ -39,6 +41,18 @@ def fire(agent: Agent, timer_ids: list[str]) -> list[str]:
             timer.update(due_ts=following, due_at=clock.iso(following))
             timers.save(agent.home, timer)
     return fired
+
+
+def _queued(agent: Agent, timer_id: str, planned: float) -> bool:
+    """Whether this occurrence's timer_tick is already queued: a tick was killed after admitting
+    it and before rescheduling the timer. A tick fires due timers before it claims a message, so
+    such a message is still in the queue, and it is not admitted twice."""
+    planned_at = clock.iso(planned)
+    for record in agent.home.queue.peek_all():
+        meta = record.get("metadata") or {}
+        if meta.get("timer_id") == timer_id and meta.get("planned_at") == planned_at:
+            return True
+    return False
 
 
 def _due_occurrences(timer: dict[str, Any], now: float) -> list[float]:

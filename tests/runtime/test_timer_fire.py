@@ -116,3 +116,25 @@ def test_due_occurrences_always_include_the_due_one():
     assert timer_fire._due_occurrences(timer, T0 + 7200) == [T0, T0 + 3600, T0 + 7200]
     once = {"schedule": "once", "due_ts": T0}
     assert timer_fire._due_occurrences(once, T0 + 10**6) == [T0]
+
+
+def test_a_fire_killed_before_rescheduling_does_not_queue_the_occurrence_twice(agent, monkeypatch):
+    """The timer_tick is queued, then the process dies before the timer file is rewritten: the
+    next fire finds that occurrence queued and only reschedules (a later occurrence still fires)."""
+    set_now(monkeypatch, T0)
+    timer = timers.create(agent, every="1h", text="hourly")
+    a = Agent(agent)
+    set_now(monkeypatch, T0 + 3600)
+    monkeypatch.setattr(timers, "save", lambda *_: (_ for _ in ()).throw(SystemExit("killed")))
+    try:
+        timer_fire.fire_due(a)
+    except SystemExit:
+        pass
+    monkeypatch.undo()
+    set_now(monkeypatch, T0 + 3601)
+    assert len(_ticks(agent)) == 1 and timers.load(agent)[0]["due_ts"] == T0 + 3600
+    assert timer_fire.fire_due(a) == []  # already queued: not again
+    (saved,) = timers.load(agent)
+    assert len(_ticks(agent)) == 1 and saved["due_ts"] == T0 + 7200 and saved["fired_count"] == 1
+    set_now(monkeypatch, T0 + 7200)
+    assert timer_fire.fire_due(a) == [timer["id"]] and len(_ticks(agent)) == 2
