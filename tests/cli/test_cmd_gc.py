@@ -9,7 +9,7 @@ import shutil
 import time
 from pathlib import Path
 
-from helpers import holon, init_agent, write_script
+from helpers import holon, init_agent, run, subprocess_env, write_script
 
 from holon.cli.gc import render
 from holon.home.layout import Home
@@ -217,9 +217,9 @@ def test_gc_killed_at_any_step_finishes_on_the_next_run(tmp_path, monkeypatch):
         assert _state(home) == expected, n
 
 
-def test_gc_removes_children_archived_long_ago(tmp_path):
-    """A private child archived over task_keep_days ago goes (its home, its registry entry, an
-    empty worktree directory); a recent one stays; the parent's task tools still answer."""
+def _two_children(tmp_path) -> tuple[Path, tuple[str, str], str]:
+    """Parent p with two finished private children, the first archived long ago: (p's home,
+    (old child id, its supervision task id), the recent child's id)."""
     parent = init_agent("p")
     spawn = json.dumps({"initial_message": "do it"})
     done = []
@@ -236,14 +236,61 @@ def test_gc_removes_children_archived_long_ago(tmp_path):
     ident = json.loads((old_home / ".holon" / "agent.json").read_text())
     ident["archived_at"] = "2020-01-01T00:00:00.000Z"
     (old_home / ".holon" / "agent.json").write_text(json.dumps(ident))
+    return parent, (old_id, old_task), new_id
+
+
+def _archived() -> set[str]:
     registry = Path(os.environ["HOLON_HOME"]) / "registry.json"
-    assert set(json.loads(registry.read_text())["archived"]) == {old_id, new_id}
+    return set(json.loads(registry.read_text()).get("archived", {}))
+
+
+def test_gc_removes_children_archived_long_ago(tmp_path):
+    """A private child archived over task_keep_days ago goes (its home, its registry entry, an
+    empty worktree directory); a recent one stays; the parent's task tools still answer."""
+    parent, (old_id, old_task), new_id = _two_children(tmp_path)
+    old_home = parent / ".holon" / "children" / old_id
+    assert _archived() == {old_id, new_id}
 
     (report,) = _gc("p")
     assert [r["path"] for r in report["removed"] if r["kind"] == "child"] == [
         f".holon/children/{old_id}"
     ]
     assert not old_home.exists() and (parent / ".holon" / "children" / new_id).exists()
-    assert set(json.loads(registry.read_text())["archived"]) == {new_id}
+    assert _archived() == {new_id}
     assert holon("task", "output", "p", old_task).returncode == 0
     assert _gc("p")[0]["removed"] == []
+
+
+def test_gc_killed_at_any_step_of_a_childs_removal_finishes_on_the_next_run(tmp_path):
+    """Killed at each step (the registry write, the rename away from readers, the delete), gc
+    leaves a host every reader works on, and the next gc removes the old child completely and
+    nothing else."""
+    parent, (old_id, old_task), new_id = _two_children(tmp_path)
+    host = Path(os.environ["HOLON_HOME"])
+    pristine = tmp_path / "pristine"
+    shutil.copytree(host, pristine, symlinks=True)
+
+    def fresh():
+        shutil.rmtree(host)
+        shutil.copytree(pristine, host, symlinks=True)
+
+    trace = tmp_path / "trace"
+    proc = run("gc", "p", env=subprocess_env(HOLON_CRASH_TRACE=str(trace)))
+    assert proc.returncode == 0, proc.stderr
+    names = [line.split()[2] for line in trace.read_text().splitlines()]
+    n_steps = len(names)
+    # the registry's write and replace come before the rename that takes the home from readers
+    first_gc = min(i for i, x in enumerate(names) if x.startswith("gc."))
+    assert names.index("atomic.replace") < first_gc, names
+    for n in range(1, n_steps + 1):
+        fresh()
+        killed = run("gc", "p", env=subprocess_env(HOLON_CRASH_AT=str(n)))
+        assert killed.returncode == -9, (n, killed.stderr)
+        for reader in (("agents", "--all"), ("task", "output", "p", old_task), ("status", "p")):
+            assert holon(*reader, check=False).returncode == 0, (n, reader)
+        (again,) = _gc("p")
+        assert again["outcome"] == "done", n
+        assert _archived() == {new_id}, n
+        assert not (parent / ".holon" / "children" / old_id).exists(), n
+        assert [e.name for e in (parent / ".holon" / "children").iterdir()] == [new_id], n
+        assert _gc("p")[0]["removed"] == [], n
