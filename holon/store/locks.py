@@ -88,9 +88,10 @@ class FileLock:
         if not self.held:
             return
         fd, self._fd = self._fd, None
-        if _HOLDERS.get(self._key) is not None:  # type: ignore[arg-type]
-            del _HOLDERS[self._key]  # type: ignore[arg-type]
-        os.close(fd)  # type: ignore[arg-type]  (closing the only descriptor releases the flock)
+        if self._key is not None:
+            _HOLDERS.pop(self._key, None)
+        if fd is not None:
+            os.close(fd)  # closing our only descriptor releases the flock
 
     def is_held_elsewhere(self) -> bool:
         """True when another holder has the lock: one attempt, not kept; a missing lock file is
@@ -119,7 +120,9 @@ class FileLock:
             self.release()
 
 
-def _take(fd: int, key: tuple[int, int], path: str, *, blocking: bool, deadline) -> bool:  # noqa: ANN001
+def _take(
+    fd: int, key: tuple[int, int], path: str, *, blocking: bool, deadline: float | None
+) -> bool:
     """flock `fd`: once, until `deadline` (monotonic seconds), or without end; False when busy."""
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
