@@ -7,14 +7,17 @@ Budgets come from `.holon/budget.json` (set by `holon model budget`), else from
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from holon import clock, config, jsonfile
 from holon.agent.handle import Agent
 from holon.errors import HolonError
 from holon.home.layout import Home, corrupt, is_home
-from holon.model.conversation import ProviderFailure, TokenUsage
 from holon.store import crashpoint
 from holon.store.atomic import read_json, write_json
+
+if TYPE_CHECKING:
+    from holon.model.conversation import TokenUsage
 
 BUDGET_KEYS = ("daily_tokens", "turn_tokens")
 HINT = (
@@ -43,10 +46,10 @@ def turn_model(agent: Agent, message_id: str | None) -> str | None:
     return ref if isinstance(ref, str) and ref else None
 
 
-def model_state(agent: Agent) -> dict[str, object]:
-    """The `model` part of the status document."""
+def model_state(override: str | None) -> dict[str, object]:
+    """The `model` part of the status document, for an agent whose model override (the run
+    state's `model_override`) is `override`."""
     default = config.default_model()
-    override = agent.state().model_override
     return {
         "source": "agent_override" if override else "runtime_default",
         "runtime_default_model": default,
@@ -115,22 +118,25 @@ def check(agent: Agent, turn_usage: TokenUsage) -> None:
         return
     turn_total = turn_usage.total_tokens
     if "turn_tokens" in spend and turn_total >= spend["turn_tokens"]:
-        raise ProviderFailure(
-            "budget_exhausted",
+        raise _exhausted(
             f"turn token budget spent ({turn_total} of {spend['turn_tokens']} tokens)",
-            category="runtime",
-            diagnostics={"budget": "turn_tokens"},
+            budget="turn_tokens",
         )
     if "daily_tokens" in spend:
         used = family_usage_today(agent.home) + turn_total  # its children count too
         if used >= spend["daily_tokens"]:
-            raise ProviderFailure(
-                "budget_exhausted",
+            raise _exhausted(
                 f"daily token budget spent ({used} of "
                 f"{spend['daily_tokens']} tokens today, UTC); it renews at 00:00 UTC",
-                category="runtime",
-                diagnostics={"budget": "daily_tokens"},
+                budget="daily_tokens",
             )
+
+
+def _exhausted(message: str, **diagnostics: str) -> Exception:
+    """The `budget_exhausted` failure (imported here: `holon status` reads this module light)."""
+    from holon.model.conversation import ProviderFailure
+
+    return ProviderFailure("budget_exhausted", message, category="runtime", diagnostics=diagnostics)
 
 
 def _check_ancestors(home: Home, turn_total: int) -> None:
@@ -140,12 +146,11 @@ def _check_ancestors(home: Home, turn_total: int) -> None:
         cap = limits(above).get("daily_tokens")
         used = family_usage_today(above.home) + turn_total if cap else 0
         if cap and used >= cap:
-            raise ProviderFailure(
-                "budget_exhausted",
+            raise _exhausted(
                 f"daily token budget of {above.id}, which supervises this agent, is spent "
                 f"({used} of {cap} tokens today, UTC, with its children's); it renews at 00:00 UTC",
-                category="runtime",
-                diagnostics={"budget": "daily_tokens", "agent_id": above.id},
+                budget="daily_tokens",
+                agent_id=above.id,
             )
         root = above.home.parent_root
 

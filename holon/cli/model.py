@@ -18,7 +18,11 @@ def _show(agent: str, as_json: bool) -> None:
     from holon.home.registry import resolve
 
     a = Agent(resolve(agent))
-    doc = {"agent_id": a.id, **budget.model_state(a), "budget": budget.limits(a)}
+    doc = {
+        "agent_id": a.id,
+        **budget.model_state(a.state().model_override),
+        "budget": budget.limits(a),
+    }
     if as_json:
         emit_json(doc)
         return

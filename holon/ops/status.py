@@ -1,4 +1,7 @@
-"""AgentSummary: the `holon status` document, from persisted state only."""
+"""AgentSummary: the `holon status` document, from persisted state only.
+
+Built from the run state as a plain dict: state.json as stored when it is current
+(holon.home.stateview, no pydantic), else the validated and repaired AgentState, dumped."""
 
 from __future__ import annotations
 
@@ -9,8 +12,8 @@ from holon import clock
 from holon.agent import budget, nextdue, profiles, timers, triggers, workitems
 from holon.agent.handle import Agent
 from holon.context import window
+from holon.home import stateview
 from holon.home.layout import Home
-from holon.model.records import AgentState
 from holon.sandbox import confine
 from holon.tasks import children, childview
 
@@ -24,17 +27,28 @@ def _count(path: os.PathLike) -> int:
 
 def agent_summary(home: Home) -> dict[str, Any]:
     agent = Agent(home)
-    state = agent.state()
+    stored = stateview.current(home)
+    if stored is not None:
+        try:
+            return summary_of(agent, stored)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            pass  # a shape the light check let through: the full read decides
+    return summary_of(agent, agent.state().model_dump(mode="json"))
+
+
+def summary_of(agent: Agent, state: dict[str, Any]) -> dict[str, Any]:
+    """The summary of `agent` whose run state is `state` (AgentState as JSON)."""
+    home = agent.home
     ident = agent.identity()
     queue = home.queue
-    summary_model = budget.model_state(agent)
+    summary_model = budget.model_state(state.get("model_override"))
     summary: dict[str, Any] = {
         "agent_id": home.agent_id,
         "home": str(home.root),
         "identity": _identity(home, ident),
-        "status": state.status.value,
-        "closure": state.closure,
-        "last_continuation": state.last_continuation,
+        "status": state["status"],
+        "closure": state["closure"],
+        "last_continuation": state["last_continuation"],
         "queue": {
             "pending": len(queue.pending()),
             "in_progress": len(queue.in_progress()),
@@ -45,27 +59,27 @@ def agent_summary(home: Home) -> dict[str, Any]:
         },
         "tasks": {"active": _count(home.tasks_active)},
         "sandbox": confine.summary(home),
-        "current_work_item_id": state.current_work_item_id,
+        "current_work_item_id": state["current_work_item_id"],
         "model": summary_model,
-        "token_usage": state.token_usage.model_dump(),
-        "last_turn": state.last_turn.model_dump() if state.last_turn else None,
-        "sleeping_until": state.sleeping_until,
-        "last_tick_at": state.last_tick_at,
-        "last_brief_at": state.last_brief_at,
+        "token_usage": state["token_usage"],
+        "last_turn": state["last_turn"],
+        "sleeping_until": state["sleeping_until"],
+        "last_tick_at": state["last_tick_at"],
+        "last_brief_at": state["last_brief_at"],
         "loaded_agents_md": _agents_md(home),
         "context": _context(state, summary_model),
     }
-    if state.status.value == "stopped":
+    if state["status"] == "stopped":
         summary["lifecycle_hint"] = (
             f"stopped: run `holon resume {home.agent_id}` before sending new prompts; "
             "`holon wake` does not cross the stopped boundary"
         )
-    elif state.status.value == "paused":
+    elif state["status"] == "paused":
         summary["lifecycle_hint"] = (
             f"paused: queued work waits until `holon resume {home.agent_id}`"
         )
     summary.update(_lifecycle(home, state))
-    kids = children.child_records(home, live_only=True)
+    kids = children.child_records(home, live_only=True, active_ids=state["active_task_ids"])
     if kids:  # private children: shown here and by `holon agents --all`, not in `holon agents`
         summary["children"] = [childview.projection(r) for r in kids]
     return summary
@@ -83,11 +97,11 @@ def _identity(home: Home, ident: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _lifecycle(home: Home, state: AgentState) -> dict[str, Any]:
+def _lifecycle(home: Home, state: dict[str, Any]) -> dict[str, Any]:
     """Work items by readiness, timers, the external trigger, a pending wake hint, and next due."""
     counts: dict[str, int] = {}
     for rec in workitems.load_all(home).values():
-        label = workitems.readiness(rec, state.current_work_item_id)
+        label = workitems.readiness(rec, state["current_work_item_id"])
         counts[label] = counts.get(label, 0) + 1
     due = nextdue.read(home)
     return {
@@ -97,34 +111,34 @@ def _lifecycle(home: Home, state: AgentState) -> dict[str, Any]:
             for t in timers.load(home)
         ],
         "external_trigger": triggers.show(home),
-        "pending_wake_hint": state.pending_wake_hint,
+        "pending_wake_hint": state["pending_wake_hint"],
         "next_due_at": clock.iso(due) if due is not None else None,
     }
 
 
-def _context(state: AgentState, model: dict[str, Any]) -> dict[str, Any]:
+def _context(state: dict[str, Any], model: dict[str, Any]) -> dict[str, Any]:
     """Context use against the window, episodes and the last compaction, from state alone."""
-    ctx, wm = state.context, state.working_memory
-    last = ctx.last_request or {}
+    ctx, wm = state["context"], state["working_memory"]
+    last = ctx["last_request"] or {}
     ref = last.get("model_ref") or model.get("effective_model")
     window_tokens = last.get("context_window") or (window.configured_window(ref) if ref else None)
     used = last.get("input_tokens") or last.get("estimated_tokens")
     return {
         "model_ref": ref,
         "context_window": window_tokens,
-        "learned_window": ctx.learned_window.get(ref) if ref else None,
+        "learned_window": ctx["learned_window"].get(ref) if ref else None,
         "prompt_budget": last.get("prompt_budget"),
         "last_request_tokens": used,
         "last_request_estimated_tokens": last.get("estimated_tokens"),
         "last_request_cached_tokens": last.get("cache_read_input_tokens"),
         "use_of_window": round(used / window_tokens, 3) if used and window_tokens else None,
-        "calibration_ratio": ctx.calibration.get(ref) if ref else None,
-        "episodes": wm.archived_episode_count,
-        "open_episode_turns": (wm.active_episode_builder or {}).get("turns", 0),
-        "compactions": ctx.compression_epoch,
-        "compacted_turns": ctx.compacted_turns,
-        "last_compaction": ctx.last_compaction,
-        "working_memory_revision": wm.revision,
+        "calibration_ratio": ctx["calibration"].get(ref) if ref else None,
+        "episodes": wm["archived_episode_count"],
+        "open_episode_turns": (wm["active_episode_builder"] or {}).get("turns", 0),
+        "compactions": ctx["compression_epoch"],
+        "compacted_turns": ctx["compacted_turns"],
+        "last_compaction": ctx["last_compaction"],
+        "working_memory_revision": wm["revision"],
     }
 
 

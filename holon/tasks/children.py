@@ -31,7 +31,6 @@ from holon import clock, config, procs
 from holon.agent.admission import admit
 from holon.agent.handle import Agent
 from holon.home import registry
-from holon.home.init import init_home, resolve_template
 from holon.home.layout import AGENT_ID, Home, is_home
 from holon.ids import new_id
 from holon.safetext import one_line
@@ -79,10 +78,13 @@ def is_child_task(record: dict[str, Any] | None) -> bool:
     return bool(record) and record.get("kind") == KIND  # type: ignore[union-attr]
 
 
-def child_records(home: Home, *, live_only: bool = False) -> list[dict[str, Any]]:
-    """The agent's child_agent_task records (the live ones: from its active task list)."""
+def child_records(
+    home: Home, *, live_only: bool = False, active_ids: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """The agent's child_agent_task records (the live ones: from its active task list, which a
+    caller that has read the run state passes as `active_ids`)."""
     if live_only:
-        ids = Agent(home).state().active_task_ids
+        ids = Agent(home).state().active_task_ids if active_ids is None else active_ids
         recs = [store.load(home, t) for t in ids]
         return [r for r in recs if is_child_task(r) and r["status"] not in store.TERMINAL]  # type: ignore[index]
     return [r for r in store.all_records(home) if is_child_task(r)]
@@ -202,6 +204,8 @@ def spawn(
     turn_id: str | None = None,
 ) -> dict[str, Any]:
     """Create a private child and its supervision task (module docstring); returns the record."""
+    from holon.home.init import resolve_template  # pydantic: `holon status` imports this module
+
     home = agent.home
     check_limits(home)
     child_id = _check_new_id(home, child_id or new_child_id(agent.id))
@@ -240,6 +244,8 @@ def complete(agent: Agent, record: dict[str, Any]) -> None:
         record["worktree"] = childws.create_worktree(record)
         store.save(home, record)
     if not is_home(child_root):
+        from holon.home.init import init_home
+
         crashpoint.step("child.home")
         make_private_dir(home.children_dir)
         init_home(

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from holon.agent.handle import Agent
+from holon.home import stateview
 from holon.home.layout import Home, is_home
 from holon.store import jsonl
 from holon.tasks import childws
@@ -50,16 +51,18 @@ def projection(record: dict[str, Any], *, status: str | None = None) -> dict[str
     if not is_home(home.root):
         return out
     agent = Agent(home)
-    state = agent.state()
+    state = stateview.current(home) or agent.state().model_dump(mode="json")
     brief = jsonl.tail(home.briefs, 1)
     archived = bool(agent.identity().get("archived_at"))
     out.update(
-        child_status="archived" if archived else state.status.value,
-        turns=state.turn_index,
+        child_status="archived" if archived else state["status"],
+        turns=state["turn_index"],
         pending_messages=home.queue.depth(),
         last_brief=head_tail(brief[-1].get("text") or "", LAST_BRIEF_CHARS)[0] if brief else None,
-        last_activity_at=max(filter(None, [state.last_tick_at, state.last_brief_at]), default=None),
-        tokens={"input": state.total_input_tokens, "output": state.total_output_tokens},
+        last_activity_at=max(
+            filter(None, [state["last_tick_at"], state["last_brief_at"]]), default=None
+        ),
+        tokens={"input": state["total_input_tokens"], "output": state["total_output_tokens"]},
     )
     return out
 

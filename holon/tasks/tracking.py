@@ -13,10 +13,14 @@ agent's supervision task is listed but runs in the background).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from holon.agent.handle import Agent
 from holon.home.layout import Home
-from holon.model.records import AgentState
 from holon.tasks import store
+
+if TYPE_CHECKING:
+    from holon.model.records import AgentState
 
 
 def add(home: Home, task_id: str) -> None:
