@@ -79,10 +79,11 @@ def mark(root: str | os.PathLike, at: float | None = None) -> None:
 
 
 def unlink(name: str) -> None:
-    crashpoint.step("due.unlink")
+    """Remove an entry. Never raises: an entry that cannot be removed stays (early, never late)."""
     try:
+        crashpoint.step("due.unlink")
         os.unlink(os.path.join(index_dir(), name))
-    except FileNotFoundError:
+    except OSError:  # gone already, or the index is not writable
         pass
 
 

@@ -115,9 +115,17 @@ def admitted(world: World) -> list[str]:
     return [m["id"] for m in jsonl.read(world.home / ".holon" / "ledger" / "messages.jsonl")]
 
 
-def crash(world: World, spec: str, *args: str) -> None:
+def best_effort(step: str) -> bool:
+    """A step whose failure fails nothing: the host due index (holon.home.dueindex) is only ever
+    early, and a mark or removal it cannot write is left to the full pass."""
+    return step.startswith("due.")
+
+
+def crash(world: World, spec: str, *args: str, step: str = "") -> None:
     proc = world.holon(*args, crash=spec)
-    if spec.endswith("enospc"):
+    if spec.endswith("enospc") and best_effort(step):
+        assert proc.returncode == 0, proc.stderr
+    elif spec.endswith("enospc"):
         assert proc.returncode in (1, 2), proc.stderr
         assert "Traceback" not in proc.stderr and "internal_error" not in proc.stderr
     else:
@@ -170,7 +178,7 @@ def test_tick_turn_and_settle_survive_a_crash_at_every_step(turn_world, tmp_path
     for action in ACTIONS:
         for k in pick(len(names)):
             world = turn_world.copy(tmp_path / f"{action}-{k}")
-            crash(world, f"{k}:{action}", "tick", "a")
+            crash(world, f"{k}:{action}", "tick", "a", step=names[k - 1])
             assert_turn_exactly_once(world)
 
 
@@ -338,7 +346,10 @@ def test_enqueue_is_all_or_nothing_at_every_step(turn_world, tmp_path):
         for k in pick(len(names)):
             world = turn_world.copy(tmp_path / f"{action}{k}")
             proc = world.holon("prompt", "a", "--no-wait", "second", crash=f"{k}:{action}")
-            assert proc.returncode != 0
+            if action == "enospc" and best_effort(names[k - 1]):
+                assert proc.returncode == 0, proc.stderr
+            else:
+                assert proc.returncode != 0
             recover(world)
             ids = admitted(world)
             counts = briefs_by_message(world)
