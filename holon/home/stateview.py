@@ -56,6 +56,7 @@ _CONTEXT = {
 _MEMORY = {"archived_episode_count": int, "revision": int}
 _CTX = tuple(_CONTEXT.items())
 _COUNTS = ("turn_index", "total_input_tokens", "total_output_tokens")
+_TOKENS = ("input_tokens", "output_tokens")
 
 
 def current(home: Home) -> dict[str, Any] | None:
@@ -79,7 +80,11 @@ def _shaped(data: dict[str, Any]) -> bool:
         return False
     if any(not isinstance(data.get(k, ...), types) for k, types in SHAPE.items()):
         return False
-    if data["status"] not in STATUSES or not isinstance(data["token_usage"].get("total"), dict):
+    usage = data["token_usage"]
+    total = usage.get("total")
+    if data["status"] not in STATUSES or not isinstance(total, dict):
+        return False
+    if not all(_count(v) for v in (usage.get("total_model_rounds"), *map(total.get, _TOKENS))):
         return False
     if not all(_count(data[k]) for k in _COUNTS) or not all(
         isinstance(t, str) for t in data["active_task_ids"]

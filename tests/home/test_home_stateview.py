@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers import subprocess_env
+from helpers import run, subprocess_env
 
 from holon.agent import control
 from holon.agent.handle import Agent
@@ -74,6 +74,8 @@ def test_lifecycle_states_summarise_alike(ran, change):
         lambda d: d.update(schema_version=2),
         lambda d: d.pop("token_usage"),
         lambda d: d.update(token_usage={"total": 3}),
+        lambda d: d["token_usage"].pop("total_model_rounds"),
+        lambda d: d["token_usage"]["total"].update(input_tokens=-5),
         lambda d: d.update(turn_index=-1),
         lambda d: d.update(turn_index=True),
         lambda d: d.update(active_task_ids=[1]),
@@ -87,6 +89,8 @@ def test_lifecycle_states_summarise_alike(ran, change):
         "schema",
         "missing",
         "inner-type",
+        "rounds",
+        "tokens",
         "negative",
         "bool",
         "task-ids",
@@ -99,6 +103,9 @@ def test_lifecycle_states_summarise_alike(ran, change):
 def test_a_state_the_full_read_would_not_take_as_is_goes_the_full_way(ran, corrupt):
     _edit(ran, corrupt)
     assert stateview.current(ran) is None
+    shown = run("status", "a")  # the text rendering reads the summary's parts too
+    assert shown.returncode == 0 and "tokens:" in shown.stdout, shown.stderr
+    _edit(ran, corrupt)  # status may have rebuilt it
     summary = status.agent_summary(ran)  # the full read fills a default, or rebuilds
     agent = Agent(ran)
     assert summary == status.summary_of(agent, agent.state().model_dump(mode="json"))
