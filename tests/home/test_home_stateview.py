@@ -103,9 +103,10 @@ def test_lifecycle_states_summarise_alike(ran, change):
 def test_a_state_the_full_read_would_not_take_as_is_goes_the_full_way(ran, corrupt):
     _edit(ran, corrupt)
     assert stateview.current(ran) is None
+    corrupted = ran.state_json.read_bytes()
     shown = run("status", "a")  # the text rendering reads the summary's parts too
     assert shown.returncode == 0 and "tokens:" in shown.stdout, shown.stderr
-    _edit(ran, corrupt)  # status may have rebuilt it
+    ran.state_json.write_bytes(corrupted)  # status may have rebuilt it
     summary = status.agent_summary(ran)  # the full read fills a default, or rebuilds
     agent = Agent(ran)
     assert summary == status.summary_of(agent, agent.state().model_dump(mode="json"))
