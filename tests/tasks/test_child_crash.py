@@ -152,3 +152,45 @@ def check_end(parent: Path, out: dict, point: str) -> None:
     assert sum(e["kind"] == "turn_terminal" for e in turns) == 1, point
     assert child_id in registry()["archived"] and child_id not in registry()["agents"], point
     assert json.loads((child / ".holon" / "agent.json").read_text())["archived_at"], point
+
+
+def test_the_ways_to_finish_a_child_race_to_one_result(tmp_path, monkeypatch):
+    """A child whose end was interrupted, then its next tick, the parent's busy tick (which
+    repairs a child's end) and TaskStop started together, in each of several rounds: the
+    supervision task gets one terminal record and one task_result, whichever of them wins, and
+    the child is archived."""
+    for n in range(4):
+        parent, out = spawned(monkeypatch, tmp_path, 2000 + n)
+        child_id, task_id = out["child_agent_id"], out["supervision_task_id"]
+        holon("model", "set", "p", write_script(tmp_path / f"pr{n}.jsonl", [{"text": "ok"}] * 4))
+        holon("enqueue", "p", "--kind", "system_tick", "--text", "busy")  # p's tick runs a turn
+        assert killed("tick", child_id, HOLON_CRASH_AT="child.finish:1").returncode == -9
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        racers = [
+            subprocess.Popen(
+                [sys.executable, "-m", "holon", *args],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+            )
+            for args in (("tick", child_id), ("tick", "p"), ("task", "stop", "p", task_id))
+        ]
+        for proc in racers:
+            _, err = proc.communicate(timeout=120)
+            assert proc.returncode in (0, 1), err
+            assert "Traceback" not in err and "internal_error" not in err, err
+        holon("tick", "--all")
+        holon("tick", "--all")
+        (rec,) = task_records(parent)
+        assert rec["status"] in ("completed", "cancelled") and rec["result_message_id"], rec
+        ledger = parent / ".holon" / "ledger"
+        results = [m["id"] for m in records(ledger / "messages.jsonl") if m["task_id"] == task_id]
+        assert results == [rec["result_message_id"]], (n, results)
+        ran = [
+            e["message_id"]
+            for e in records(ledger / "transcript.jsonl")
+            if e["kind"] == "message" and (e["data"].get("origin") or {}).get("task_id") == task_id
+        ]
+        assert ran == results, (n, ran)
+        assert child_id in registry()["archived"] and child_id not in registry()["agents"], n
