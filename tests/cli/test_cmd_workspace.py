@@ -82,3 +82,29 @@ def test_list_in_process_shows_the_home(agent):
     out = ok(list_cmd, "a").stdout
     assert out.startswith(f"* agent_home  {agent.root}\n")
     assert f"active: agent_home (direct): root {agent.root}" in out
+
+
+def test_a_public_named_spawn_inherits_the_attached_set_not_the_active_binding(agent, tmp_path):
+    """The new agent gets what its creator had attached, as attached only: its own active
+    workspace stays its home, no worktree is shared, and detaching there leaves the creator's."""
+    plain = make_repo(tmp_path / "plain")
+    isolated = make_repo(tmp_path / "iso")
+    wid = json.loads(run("workspace", "use", "a", str(plain), "--json").stdout)["workspace_id"]
+    iso = json.loads(run("workspace", "use", "a", str(isolated), "--isolated", "--json").stdout)
+    spawn = {"preset": "public_named", "agent_id": "helper", "initial_message": "hi"}
+    proc = run("tool", "call", "a", "SpawnAgent", "--input", json.dumps(spawn))
+    assert proc.returncode == 0 and json.loads(proc.stdout)["result"] == {"agent_id": "helper"}
+    mine = json.loads(run("workspace", "list", "a", "--json").stdout)
+    theirs = json.loads(run("workspace", "list", "helper", "--json").stdout)
+    assert (
+        {r["workspace_id"] for r in theirs["attached"]}
+        == {r["workspace_id"] for r in mine["attached"]}
+        == {"agent_home", wid, iso["workspace_id"]}
+    )
+    assert theirs["active"]["workspace_id"] == "agent_home"  # never the creator's active one
+    assert all(not r.get("worktree") for r in theirs["attached"])  # nor its worktree
+    status = json.loads(run("status", "helper", "--json").stdout)
+    assert status["identity"]["lineage_parent_agent_id"] == "a"
+    assert run("workspace", "detach", "helper", wid).returncode == 0
+    after = json.loads(run("workspace", "list", "a", "--json").stdout)
+    assert wid in {r["workspace_id"] for r in after["attached"]}  # the creator keeps it
