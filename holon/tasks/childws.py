@@ -106,7 +106,12 @@ def drop_worktree(agent: Agent, record: dict[str, Any]) -> dict[str, Any] | None
     if not tree or tree.get("cleanup"):
         return tree.get("cleanup") if tree else None
     outcome = worktree.remove_if_clean(Path(tree["repo_anchor"]), tree)
-    if not outcome.get("removed"):
+    if outcome.get("removed"):
+        try:  # $HOLON_HOME/worktrees/<child>/, when that was its only tree
+            Path(tree["path"]).parent.rmdir()
+        except OSError:
+            pass  # gone already, or another tree of the child is still in it
+    else:
         agent.event(
             "child_worktree_retained",
             task_id=record["id"],

@@ -237,3 +237,4 @@ def test_worktree_child_edits_and_commits_while_the_parent_checkout_stays(tmp_pa
     assert shown == "from the child\n"
     cleanup = rec["worktree"]["cleanup"]
     assert cleanup["removed"] is True and cleanup["retained_reason"] == "branch_retained"
+    assert not Path(tree["path"]).parent.exists()  # $HOLON_HOME/worktrees/<child>/ went too
