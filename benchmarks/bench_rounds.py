@@ -32,7 +32,7 @@ ENQUEUE_TARGET = 20.0  # per second
 
 def holon_cmd() -> list[str]:
     """What the installed `holon` script runs (`python -m holon` would add runpy's imports)."""
-    return [sys.executable, "-c", "import sys; from holon.cli.main import main; sys.exit(main())"]
+    return [sys.executable, "-c", "import sys; from holon.cli.entry import main; sys.exit(main())"]
 
 
 class Counter:

@@ -1,5 +1,5 @@
 """`python -m holon` runs the CLI."""
 
-from holon.cli.main import main
+from holon.cli.entry import main
 
 raise SystemExit(main())

@@ -1,11 +1,12 @@
-"""`holon enqueue`: admit a channel, webhook, timer or system message from a script."""
+"""`holon enqueue`: admit a channel, webhook, timer or system message from a script. A plain
+command line never reaches this module (holon.cli.fastpath runs it without click); help and
+usage errors do."""
 
 from __future__ import annotations
 
 import click
 
-from holon.cli.inputs import checked_label, parse_json_arg, read_text_arg
-from holon.cli.output import emit_json
+from holon.cli import fastpath
 
 
 @click.command("enqueue")
@@ -13,7 +14,7 @@ from holon.cli.output import emit_json
 @click.option(
     "--kind",
     required=True,
-    type=click.Choice(["channel_event", "webhook_event", "timer_tick", "system_tick"]),
+    type=click.Choice(fastpath.KINDS),
     help="Message kind; trust and authority follow from it and cannot be passed.",
 )
 @click.option("--source", help="Channel id, webhook source, timer id or subsystem name.")
@@ -26,7 +27,7 @@ from holon.cli.output import emit_json
 )
 @click.option(
     "--priority",
-    type=click.Choice(["interject", "next", "normal", "background"]),
+    type=click.Choice(fastpath.PRIORITIES),
     default="normal",
     show_default=True,
 )
@@ -46,33 +47,14 @@ def enqueue_cmd(
 ) -> None:
     """Admit one message for AGENT. Provenance (origin, trust, authority class, delivery surface,
     admission context) is derived from --kind; a caller can never set it."""
-    from holon.agent import admission
-    from holon.errors import UsageError
-    from holon.home.registry import resolve
-
-    if (text is None) == (json_body is None):
-        raise UsageError(
-            "give exactly one of --text or --json-body",
-            kind="invalid_body",
-            hint="--text 'hello' or --json-body '{\"k\": 1}'",
-        )
-    body = (
-        {"type": "text", "text": read_text_arg(text)}
-        if text is not None
-        else {"type": "json", "value": parse_json_arg(json_body or "", "--json-body")}
-    )
-    home = resolve(agent)
-    env = admission.admit(
-        home,
-        "enqueue",
+    env = fastpath.enqueue(
+        agent,
         kind,
-        body,
-        source=checked_label(source, "--source"),
+        source=source,
+        text=text,
+        json_body=json_body,
         priority=priority,
-        event_type=checked_label(event_type, "--event-type"),
-        sender_id=checked_label(sender, "--sender"),
+        event_type=event_type,
+        sender=sender,
     )
-    if as_json:
-        emit_json(env)
-    else:
-        click.echo(env["id"])
+    fastpath.show(env, as_json)

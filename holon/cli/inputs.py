@@ -7,13 +7,10 @@ read forever), input is capped at MAX_INPUT_BYTES, text must be UTF-8 and JSON m
 
 from __future__ import annotations
 
-import math
 import os
 import stat
 import sys
 from typing import Any
-
-import click
 
 from holon import strictjson
 from holon.errors import InvalidInput
@@ -146,14 +143,3 @@ def checked_label(value: str | None, what: str) -> str | None:
             hint=f"pass a short plain {what}",
         )
     return value
-
-
-class FiniteRange(click.FloatRange):
-    """A float option within [min, max]; NaN (which every range comparison lets through) and
-    infinities are refused."""
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        result = super().convert(value, param, ctx)
-        if not math.isfinite(result):
-            self.fail(f"{value!r} is not a finite number", param, ctx)
-        return result

@@ -2,31 +2,12 @@
 
 from __future__ import annotations
 
-import errno
 import importlib
-import os
-import sys
 
 import click
 
 from holon import __version__
-
-# errno -> (kind, hint) of an OSError that reaches the CLI; anything else is io_error
-_OS_ERROR = ("io_error", "check the path, its permissions and the disk, then run the command again")
-_DISK_FULL = (
-    "disk_full",
-    "free space on the disk of the agent home, then run the command again; nothing was "
-    "half-written",
-)
-_OS_ERRORS: dict[int | None, tuple[str, str]] = {
-    errno.ENOSPC: _DISK_FULL,
-    errno.EDQUOT: _DISK_FULL,
-    errno.EROFS: ("read_only", "the agent home is on a read-only file system"),
-}
-
-_BUSY_HINT = (
-    "another tick or command is working on it: wait for it to finish, then run the command again"
-)
+from holon.cli import failures
 
 # command name -> "module:attribute"
 COMMANDS: dict[str, str] = {
@@ -107,18 +88,18 @@ def cli() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from holon.cli.output import guard_terminal
-    from holon.errors import HolonError
-    from holon.store.locks import LockBusy
+    """Run one command through click (holon.cli.entry sends the plain enqueue around it)."""
+    from holon.cli.terminal import guard_terminal
 
     guard_terminal()  # untrusted text reaches a terminal escaped, a pipe byte for byte
+    return failures.guarded(lambda: _run(argv))
+
+
+def _run(argv: list[str] | None) -> int:
     try:
         # color=True: click must not strip escape sequences from a pipe (its default), so a pipe
         # gets every byte; on a terminal the guard above escapes them instead
         rv = cli.main(args=argv, prog_name="holon", standalone_mode=False, color=True)
-    except HolonError as exc:
-        _error(exc.kind, exc.message, exc.hint)
-        return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.ClickException as exc:
@@ -127,48 +108,4 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         return 130
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        _silence_broken_pipe()
-        return 0
-    except LockBusy as exc:  # a lock wait ran out: another holon process holds it
-        _error("busy", f"another holon process holds the lock {exc}", _BUSY_HINT)
-        return 1
-    except OSError as exc:  # the machine said no: a full disk, a read-only or vanished file
-        if os.environ.get("HOLON_DEBUG") == "1":
-            raise
-        kind, hint = _OS_ERRORS.get(exc.errno, _OS_ERROR)
-        where = f": {exc.filename}" if exc.filename else ""
-        _error(kind, f"{exc.strerror or exc}{where}", hint)
-        return 1
-    except Exception as exc:  # a bug: say so plainly, trace only on request
-        if os.environ.get("HOLON_DEBUG") == "1":
-            raise
-        _error(
-            "internal_error",
-            f"{type(exc).__name__}: {exc}",
-            "run again with HOLON_DEBUG=1 for a traceback",
-        )
-        return 1
     return rv if isinstance(rv, int) else 0
-
-
-def _error(kind: str, message: str, hint: str | None) -> None:
-    click.echo(f"holon: {kind}: {_one_line(message)}", err=True)
-    if hint:
-        click.echo(f"hint: {hint}", err=True)
-
-
-def _one_line(message: str, limit: int = 600) -> str:
-    """An error message as one bounded line: it may quote input of any size or shape."""
-    flat = " ".join(str(message).splitlines())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def _silence_broken_pipe() -> None:
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except OSError:
-        pass

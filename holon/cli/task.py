@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import click
 
-from holon.cli.inputs import FiniteRange
 from holon.cli.output import emit_json
+
+
+class FiniteRange(click.FloatRange):
+    """A float option within [min, max]; NaN (which every range comparison lets through) and
+    infinities are refused."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        result = super().convert(value, param, ctx)
+        if not math.isfinite(result):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return result
 
 
 @click.group("task")

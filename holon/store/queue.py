@@ -71,10 +71,8 @@ class Queue:
 
     @staticmethod
     def make_name(priority: str) -> str:
-        import secrets
-
         band = BANDS.get(priority, 2)
-        return f"{band}-{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(4)}.json"
+        return f"{band}-{time.time_ns():020d}-{os.getpid()}-{os.urandom(4).hex()}.json"
 
     def put(self, record: dict, priority: str) -> str:
         """Durably add `record` to new/; returns the file name. Every byte is written and synced

@@ -14,7 +14,7 @@ import time
 
 from helpers import holon_cmd, subprocess_env
 
-from holon.cli.output import TerminalGuard, guard_terminal
+from holon.cli.terminal import TerminalGuard, guard_terminal
 
 # an OSC that retitles the window, a CSI that clears the screen, a bell, a bare CR, a C1 CSI
 HOSTILE = "A\x1b]0;pwned\x07B\x1b[2JC\rD\u009b31mE"

@@ -1,0 +1,21 @@
+"""The `holon` executable: a plain `holon enqueue` runs without click (holon.cli.fastpath);
+every other command line goes to the click group (holon.cli.main)."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    from holon.cli import fastpath
+
+    options = fastpath.parse(sys.argv[1:] if argv is None else list(argv))
+    if options is None:
+        from holon.cli.main import main as full
+
+        return full(argv)
+    from holon.cli import failures
+    from holon.cli.terminal import guard_terminal
+
+    guard_terminal()  # as holon.cli.main does: a terminal sees untrusted text escaped
+    return failures.guarded(lambda: fastpath.run(options))

@@ -1,0 +1,187 @@
+"""The plain `holon enqueue` runs without click (holon.cli.entry -> holon.cli.fastpath): the same
+output, exit code and queued message as through click, for every form it takes; anything else
+(help, usage errors, odd argv) is click's; and it imports no click."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+from helpers import subprocess_env
+
+from holon.agent import control
+from holon.cli import entry, failures, fastpath
+from holon.cli import main as click_main
+from holon.home.init import init_home
+
+K = ("--kind", "channel_event")
+
+
+class Stdin(io.TextIOWrapper):
+    def __init__(self, data: bytes) -> None:
+        super().__init__(io.BytesIO(data), encoding="utf-8")
+
+    def isatty(self) -> bool:
+        return False
+
+
+VARYING = [
+    (re.compile(r"msg_[0-9a-z]+"), "<ID>"),
+    (re.compile(r"\d{4}-\d\d-\d\dT[\d:.]+Z"), "<TIME>"),
+    (re.compile(r'"seal": "[^"]*"'), '"seal": "<SEAL>"'),
+]
+
+
+def _normal(text: str) -> str:
+    for pattern, repl in VARYING:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def _run(main, argv, capsys, monkeypatch, stdin: bytes = b""):
+    monkeypatch.setattr(sys, "stdin", Stdin(stdin))
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, _normal(out), _normal(err)
+
+
+def _queued(home) -> list[dict]:
+    drop = {"id", "created_at", "seal"}
+    return [{k: v for k, v in m.items() if k not in drop} for m in home.queue.peek_all()]
+
+
+def _both(argv, capsys, monkeypatch, tmp_path, stdin: bytes = b""):
+    """(fast path result, click result), each on a fresh agent `a`: (rc, out, err, queued)."""
+    results = []
+    for i, main in enumerate((entry.main, click_main.main)):
+        monkeypatch.setenv("HOLON_HOME", str(tmp_path / f"h{i}"))
+        home = init_home(None, "a")
+        (tmp_path / "body.json").write_text('{"from": "file"}')
+        rc, out, err = _run(main, argv, capsys, monkeypatch, stdin)
+        results.append((rc, out, err, _queued(home)))
+    return results
+
+
+PLAIN = [
+    (["enqueue", "a", *K, "--text", "hi"], b""),
+    (["enqueue", "a", "--kind=webhook_event", "--json-body", '{"k": [1, 2]}', "--json"], b""),
+    (["enqueue", "a", "--kind", "webhook_event", "--event-type", "push", "--source", "gh"], b""),
+    (["enqueue", "--kind", "system_tick", "a", "--text=x", "--priority", "interject"], b""),
+    (["enqueue", "a", *K, "--text", "x", "--sender", "u1", "--source=chan", "--json"], b""),
+    (["enqueue", "a", *K, "--text", "-"], "from stdin ✓".encode()),
+    (["enqueue", "a", *K, "--json-body", "-"], b'{"piped": true}'),
+    (["enqueue", "a", *K, "--text", ""], b""),
+    (["enqueue", "a", *K, "--text", "x", "--json-body", "1"], b""),
+    (["enqueue", "a", *K, "--json-body", "{bad"], b""),
+    (["enqueue", "a", *K, "--text", "x", "--source", "two\nlines"], b""),
+    (["enqueue", "nobody", *K, "--text", "x"], b""),
+    (["enqueue", "a", *K, "--text", "nul\x00byte"], b""),
+]
+
+
+@pytest.mark.parametrize(("argv", "stdin"), PLAIN)
+def test_the_plain_form_runs_without_click_and_matches_click(
+    argv, stdin, capsys, monkeypatch, tmp_path
+):
+    assert fastpath.parse(argv) is not None
+    fast, slow = _both(argv, capsys, monkeypatch, tmp_path, stdin)
+    assert fast == slow
+    rc, out, err, queued = fast
+    assert (rc == 0) == bool(queued) and (rc == 0) == (err == "")
+    if rc:
+        assert err.startswith("holon: ") and "Traceback" not in err
+
+
+def test_a_json_body_from_a_file_matches(capsys, monkeypatch, tmp_path):
+    argv = ["enqueue", "a", *K, "--json-body", f"@{tmp_path / 'body.json'}", "--json"]
+    fast, slow = _both(argv, capsys, monkeypatch, tmp_path)
+    assert fast == slow and fast[0] == 0 and fast[3][0]["body"]["value"] == {"from": "file"}
+
+
+def test_a_stopped_agent_is_refused_alike(capsys, monkeypatch, tmp_path):
+    argv = ["enqueue", "a", *K, "--text", "x"]
+    results = []
+    for i, main in enumerate((entry.main, click_main.main)):
+        monkeypatch.setenv("HOLON_HOME", str(tmp_path / f"s{i}"))
+        control.stop(init_home(None, "a"))
+        results.append(_run(main, argv, capsys, monkeypatch))
+    assert results[0] == results[1] and results[0][0] == 3
+    assert results[0][2].startswith("holon: agent_stopped:")
+
+
+OTHERS = [
+    ["enqueue"],
+    ["enqueue", "--help"],
+    ["enqueue", "a", "-h"],
+    ["enqueue", "a", "--text", "x"],  # no --kind
+    ["enqueue", "a", "--kind", "bogus", "--text", "x"],
+    ["enqueue", "a", *K, "--text", "x", "--priority", "urgent"],
+    ["enqueue", "a", "b", *K, "--text", "x"],
+    ["enqueue", "a", *K, "--kind", "system_tick", "--text", "x"],
+    ["enqueue", "a", *K, "--text", "--json"],
+    ["enqueue", "a", *K, "--text", "-x"],
+    ["enqueue", "a", *K, "--text"],
+    ["enqueue", "--", "a", *K, "--text", "x"],
+    ["enqueue", "a", *K, "--text", "x", "--json=1"],
+    ["enqueue", "a", *K, "--text", "x", "--colour", "red"],
+    ["enqueue", "a\udcff", *K, "--text", "x"],
+    ["enqueue", "a", *K, "--text", "bad \udcff"],
+    ["--version"],
+    ["enqueu", "a", *K, "--text", "x"],
+]
+
+
+@pytest.mark.parametrize("argv", OTHERS)
+def test_anything_else_is_clicks(argv, capsys, monkeypatch, tmp_path):
+    assert fastpath.parse(argv) is None
+    fast, slow = _both(argv, capsys, monkeypatch, tmp_path)
+    assert fast == slow
+
+
+def test_a_plain_enqueue_imports_no_click(tmp_path):
+    code = (
+        "import sys\nfrom holon.cli.entry import main\nrc = main(sys.argv[1:])\n"
+        "sys.stderr.write(f'RC:{rc} CLICK:{\"click\" in sys.modules}')\n"
+    )
+    env = subprocess_env(HOLON_HOME=str(tmp_path / "hh"))
+    subprocess.run([sys.executable, "-m", "holon", "init", "--agent-id", "a"], env=env, check=True)
+    for argv, click_seen in (
+        (["enqueue", "a", *K, "--text", "hi"], False),
+        (["enqueue", "a", "--text", "x"], True),  # a usage error (no --kind) is click's
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-c", code, *argv], capture_output=True, text=True, env=env
+        )
+        assert proc.stderr.endswith(f"CLICK:{click_seen}"), proc.stderr
+    queued = list((tmp_path / "hh" / "agents" / "a" / ".holon" / "queue" / "new").iterdir())
+    assert len(queued) == 1
+
+
+def test_failures_report_one_bounded_line_and_the_contracts_exit_codes(capsys):
+    from holon.errors import InvalidInput
+    from holon.store.locks import LockBusy
+
+    def raise_(exc):
+        def run():
+            raise exc
+
+        return run
+
+    assert failures.guarded(lambda: 0) == 0
+    assert failures.guarded(raise_(InvalidInput("bad\nthing " + "x" * 900, hint="fix it"))) == 2
+    err = capsys.readouterr().err
+    line, hint = err.splitlines()
+    assert line.startswith("holon: invalid_input: bad thing x") and len(line) < 640
+    assert hint == "hint: fix it"
+    assert failures.guarded(raise_(LockBusy("/l"))) == 1
+    assert capsys.readouterr().err.startswith("holon: busy: another holon process holds")
+    assert failures.guarded(raise_(OSError(28, "No space left on device", "/f"))) == 1
+    assert capsys.readouterr().err.startswith("holon: disk_full: No space left on device: /f")
+    assert failures.guarded(raise_(KeyError("k"))) == 1
+    assert capsys.readouterr().err.startswith("holon: internal_error: KeyError: 'k'")
+    assert failures.guarded(raise_(KeyboardInterrupt())) == 130
+    assert json.dumps(failures.one_line("a\nb")) == '"a b"'
