@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import subprocess
 import sys
 
 import pytest
 from helpers import subprocess_env
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from holon.agent import control
 from holon.cli import entry, failures, fastpath
@@ -185,3 +188,40 @@ def test_failures_report_one_bounded_line_and_the_contracts_exit_codes(capsys):
     assert capsys.readouterr().err.startswith("holon: internal_error: KeyError: 'k'")
     assert failures.guarded(raise_(KeyboardInterrupt())) == 130
     assert json.dumps(failures.one_line("a\nb")) == '"a b"'
+
+
+TOKENS = [
+    "enqueue", "a", "b", "-", "--", "-h", "--help", "--json", "--json=1", "--kind", "--kind=",
+    "channel_event", "webhook_event", "timer_tick", "system_tick", "bogus", "--text", "--text=",
+    "--text=hi", "hi", "", " ", "x\ny", "\x00", "\x1b[2J", "é✓", "--json-body", '{"k": 1}',
+    "[1, 2]", "NaN", "{bad", "--priority", "interject", "background", "urgent", "--source",
+    "--source=s", "--sender", "--event-type", "push", "--unknown", "-x", "=", "a=b",
+]  # fmt: skip
+
+
+@settings(max_examples=int(os.environ.get("HOLON_FUZZ_EXAMPLES") or 40), deadline=None,
+          database=None, suppress_health_check=list(HealthCheck))  # fmt: skip
+@given(
+    st.lists(st.sampled_from(TOKENS), max_size=9).map(
+        lambda rest: ["enqueue", "a", "--kind", "channel_event", *rest]
+    )
+    | st.lists(st.sampled_from(TOKENS), min_size=1, max_size=9)
+)
+def test_any_command_line_gives_the_same_through_either_path(argv):
+    """Random command lines built from the options, their values and hostile text: whichever
+    path takes one, the exit code, output, error and queued message are click's."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
+        results = []
+        for i, main in enumerate((entry.main, click_main.main)):
+            mp.setenv("HOLON_HOME", os.path.join(tmp, f"h{i}"))
+            home = init_home(None, "a")
+            mp.setattr(sys, "stdin", Stdin(b"from stdin"))
+            out, err = io.StringIO(), io.StringIO()
+            mp.setattr(sys, "stdout", out)
+            mp.setattr(sys, "stderr", err)
+            rc = main(list(argv))
+            results.append((rc, _normal(out.getvalue()), _normal(err.getvalue()), _queued(home)))
+        assert results[0] == results[1], argv
+        assert results[0][0] in (0, 1, 2, 3) and "Traceback" not in results[0][2]
