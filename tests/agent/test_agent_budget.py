@@ -50,7 +50,7 @@ def test_model_state(agent, monkeypatch):
     monkeypatch.setenv("HOLON_MODEL", "env/model")
     monkeypatch.setenv("HOLON_FALLBACK_MODELS", "f/1,f/2")
     a = Agent(agent)
-    assert budget.model_state(a) == {
+    assert budget.model_state(a.state().model_override) == {
         "source": "runtime_default",
         "runtime_default_model": "env/model",
         "effective_model": "env/model",
@@ -58,7 +58,7 @@ def test_model_state(agent, monkeypatch):
         "override_model": None,
     }
     budget.set_override(a, "o/m")
-    state = budget.model_state(a)
+    state = budget.model_state(a.state().model_override)
     assert state["source"] == "agent_override" and state["effective_model"] == "o/m"
 
 
