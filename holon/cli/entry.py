@@ -7,15 +7,17 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    from holon.cli import fastpath
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == ["enqueue"]:  # every other command (an idle tick above all) loads no more
+        from holon.cli import fastpath
 
-    options = fastpath.parse(sys.argv[1:] if argv is None else list(argv))
-    if options is None:
-        from holon.cli.main import main as full
+        options = fastpath.parse(args)
+        if options is not None:
+            from holon.cli import failures
+            from holon.cli.terminal import guard_terminal
 
-        return full(argv)
-    from holon.cli import failures
-    from holon.cli.terminal import guard_terminal
+            guard_terminal()  # as holon.cli.main does: a terminal sees untrusted text escaped
+            return failures.guarded(lambda: fastpath.run(options))
+    from holon.cli.main import main as full
 
-    guard_terminal()  # as holon.cli.main does: a terminal sees untrusted text escaped
-    return failures.guarded(lambda: fastpath.run(options))
+    return full(argv)

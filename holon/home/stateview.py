@@ -53,7 +53,7 @@ _CONTEXT = {
     "calibration": dict,
     "learned_window": dict,
 }
-_MEMORY = {"archived_episode_count": int, "revision": int}
+_MEMORY = ("archived_episode_count", "revision")
 _CTX = tuple(_CONTEXT.items())
 _COUNTS = ("turn_index", "total_input_tokens", "total_output_tokens")
 _TOKENS = ("input_tokens", "output_tokens")

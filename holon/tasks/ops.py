@@ -171,19 +171,7 @@ def send_input(
     )
 
     def receipt(accepted: bool, n: int, text: str, **after: Any) -> dict[str, Any]:
-        return {
-            "task": snapshot(rec),
-            "accepted_input": accepted,
-            "input_target": target,
-            "bytes_written": n,
-            "eof_sent": False,
-            "summary_text": text,
-            "output": "",
-            "output_truncated": False,
-            "wait_outcome": "not_waited",
-            "matched": None,
-            **after,
-        }
+        return _input_receipt(snapshot(rec), target, accepted, n, text, **after)
 
     if target is None:
         return receipt(
@@ -251,18 +239,27 @@ def _child_input(home: Home, rec: dict[str, Any], data: str) -> dict[str, Any]:
         text = "the input is empty; a child takes a message with text"
     else:
         text = f"task {rec['id']} is {rec['status']}; the child takes no more messages"
+    written = len(data.encode("utf-8")) if accepted else 0
+    task = snapshot(get(home, rec["id"]))
+    return _input_receipt(task, "child_agent", accepted, written, text, message_id=message_id)
+
+
+def _input_receipt(
+    task: dict[str, Any], target: str | None, accepted: bool, n: int, text: str, **after: Any
+) -> dict[str, Any]:
+    """TaskInputResult: what was delivered to `target`, and (in `after`) what followed."""
     return {
-        "task": snapshot(get(home, rec["id"])),
+        "task": task,
         "accepted_input": accepted,
-        "input_target": "child_agent",
-        "bytes_written": len(data.encode("utf-8")) if accepted else 0,
+        "input_target": target,
+        "bytes_written": n,
         "eof_sent": False,
         "summary_text": text,
         "output": "",
         "output_truncated": False,
         "wait_outcome": "not_waited",
         "matched": None,
-        "message_id": message_id,
+        **after,
     }
 
 
