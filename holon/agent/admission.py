@@ -43,7 +43,6 @@ from holon.safetext import one_line
 from holon.store import jsonl
 
 DEFAULT_MAX_BODY_BYTES = 256 * 1024
-ENQUEUE_KINDS = ("channel_event", "webhook_event", "timer_tick", "system_tick")
 EXTERNAL_INGRESS = {"cli_prompt", "run_once", "enqueue", "trigger"}
 TEXT_CHECKED_INGRESS = {"cli_prompt", "run_once", "enqueue"}  # an empty text body is refused
 
