@@ -13,6 +13,8 @@ SCHEMA_VERSION = 1
 # its index here (holon.store.queue)
 PRIORITIES = ("interject", "next", "normal", "background")
 DEFAULT_PRIORITY = "normal"
+# what an agent may give the follow-ups it queues for itself (the Enqueue tool): never interject
+FOLLOWUP_PRIORITIES = PRIORITIES[1:]
 
 # what a queued message is (holon.model.messages.MessageKind)
 MESSAGE_KINDS = (

@@ -24,7 +24,8 @@ def test_the_records_enums_are_the_vocabulary():
 
 def test_enqueue_kinds_and_defaults_are_words_of_the_vocabulary():
     assert set(vocab.ENQUEUE_KINDS) <= set(vocab.MESSAGE_KINDS)
-    assert vocab.DEFAULT_PRIORITY in vocab.PRIORITIES
+    assert vocab.DEFAULT_PRIORITY in vocab.FOLLOWUP_PRIORITIES
+    assert set(vocab.FOLLOWUP_PRIORITIES) == set(vocab.PRIORITIES) - {"interject"}
     assert vocab.TASK_STATUSES == ("running", *store.TERMINAL)
 
 
