@@ -4,8 +4,8 @@ the records' enums and the light paths' tables are made from it, so they cannot 
 from __future__ import annotations
 
 from holon import vocab
-from holon.agent import envelope
-from holon.home import stateview
+from holon.agent import admission, envelope
+from holon.home import settings, stateview
 from holon.model.messages import MessageEnvelope, MessageKind, Priority
 from holon.model.records import AgentState, AgentStatus
 from holon.store.queue import BANDS, Queue
@@ -27,6 +27,12 @@ def test_enqueue_kinds_and_defaults_are_words_of_the_vocabulary():
     assert vocab.DEFAULT_PRIORITY in vocab.FOLLOWUP_PRIORITIES
     assert set(vocab.FOLLOWUP_PRIORITIES) == set(vocab.PRIORITIES) - {"interject"}
     assert vocab.TASK_STATUSES == ("running", *store.TERMINAL)
+    assert set(settings.LIFECYCLE) <= set(vocab.AGENT_STATUSES)
+
+
+def test_every_message_kind_has_its_trigger_kind():
+    """Admission's table of trigger kinds covers the vocabulary's message kinds, no more."""
+    assert list(admission._TRIGGER_KIND) == list(vocab.MESSAGE_KINDS)
 
 
 def test_a_queue_file_sorts_by_the_vocabularys_priority_order():
