@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from holon import clock, config
+from holon import clock, config, vocab
 from holon.agent import envelope, seal
 from holon.agent.handle import Agent
 from holon.errors import InvalidInput, NotRunnable, UsageError
@@ -203,7 +203,7 @@ def admit(
     body: dict[str, Any],
     *,
     source: str | None = None,
-    priority: str = "normal",
+    priority: str = vocab.DEFAULT_PRIORITY,
     metadata: dict[str, Any] | None = None,
     correlation_id: str | None = None,
     causation_id: str | None = None,
