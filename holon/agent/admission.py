@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from holon import clock, config
+from holon import clock, config, vocab
 from holon.agent import envelope, seal
 from holon.agent.handle import Agent
 from holon.errors import InvalidInput, NotRunnable, UsageError
@@ -43,7 +43,6 @@ from holon.safetext import one_line
 from holon.store import jsonl
 
 DEFAULT_MAX_BODY_BYTES = 256 * 1024
-ENQUEUE_KINDS = ("channel_event", "webhook_event", "timer_tick", "system_tick")
 EXTERNAL_INGRESS = {"cli_prompt", "run_once", "enqueue", "trigger"}
 TEXT_CHECKED_INGRESS = {"cli_prompt", "run_once", "enqueue"}  # an empty text body is refused
 
@@ -204,7 +203,7 @@ def admit(
     body: dict[str, Any],
     *,
     source: str | None = None,
-    priority: str = "normal",
+    priority: str = vocab.DEFAULT_PRIORITY,
     metadata: dict[str, Any] | None = None,
     correlation_id: str | None = None,
     causation_id: str | None = None,

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 1
-PRIORITIES = ("interject", "next", "normal", "background")
+from holon.vocab import PRIORITIES, SCHEMA_VERSION
+
 # origin kind -> (required string fields, optional string fields), in the model's field order
 ORIGINS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "operator": ((), ("actor_id",)),

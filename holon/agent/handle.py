@@ -37,6 +37,7 @@ from holon.ids import new_id
 from holon.store import jsonl
 from holon.store.atomic import write_json
 from holon.store.locks import FileLock
+from holon.vocab import SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from holon.model.records import AgentState, AgentStatus
@@ -216,7 +217,7 @@ class Agent:
         with self.state_lock():
             seq = self._next_event_seq()
             rec = {
-                "schema_version": 1,
+                "schema_version": SCHEMA_VERSION,
                 "id": new_id("evt"),
                 "agent_id": self.id,
                 "event_seq": seq,

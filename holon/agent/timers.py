@@ -16,7 +16,7 @@ import stat
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from holon import clock, strictjson
 from holon.errors import InvalidInput, UsageError
@@ -24,6 +24,10 @@ from holon.home.layout import Home
 from holon.ids import is_id, new_id, quote
 from holon.store import crashpoint
 from holon.store.atomic import write_json
+from holon.vocab import SCHEMA_VERSION
+
+if TYPE_CHECKING:  # the record's keys, typed (stdlib, but kept off the light path)
+    from holon.model.dicts import Timer
 
 TIMER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 MIN_INTERVAL_S = 1.0  # the shortest --every: a faster timer would spin the agent
@@ -176,7 +180,7 @@ def build(
     timer_id: str | None = None,
     source: str = "operator",
     model_ref: str | None = None,
-) -> dict[str, Any]:
+) -> Timer:
     """A new timer, not yet saved (a file of the same id is replaced on save): once `after` a
     duration or `at` a time, `every` interval, or on a `cron` schedule in `tz`. `model_ref`: the
     model the turn that set it ran with, carried by the messages it fires."""
@@ -187,8 +191,8 @@ def build(
             hint='holon timer create AGENT --after 10m | --every 1h | --cron "0 8 * * 1-5"',
         )
     now = clock.now_ts()
-    timer: dict[str, Any] = {
-        "schema_version": 1,
+    timer: Timer = {
+        "schema_version": SCHEMA_VERSION,
         "id": timer_id or new_id("tmr"),
         "agent_id": home.agent_id,
         "text": text,

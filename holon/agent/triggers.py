@@ -25,6 +25,7 @@ from holon.paths import holon_home
 from holon.safetext import one_line
 from holon.store.atomic import write_json
 from holon.store.locks import locked
+from holon.vocab import SCHEMA_VERSION
 
 TOKEN_PREFIX = "htr_"
 INDEX_PREFIX_CHARS = 16
@@ -105,7 +106,7 @@ def rotate(home: Home) -> tuple[dict[str, Any], str]:
             old = {}
         now = clock.now_iso()
         data = {
-            "schema_version": 1,
+            "schema_version": SCHEMA_VERSION,
             "external_trigger_id": old.get("external_trigger_id") or new_id("trg"),
             "target_agent_id": home.agent_id,
             "delivery_mode": "wake_hint",
@@ -155,7 +156,7 @@ def _reindex(home: Home, old_digest: str | None, new_digest: str | None) -> None
             entries.pop(old_digest[:INDEX_PREFIX_CHARS], None)
         if new_digest:
             entries[new_digest[:INDEX_PREFIX_CHARS]] = str(home.root)
-        write_json(index_path(), {"schema_version": 1, "entries": entries}, mode=0o600)
+        write_json(index_path(), {"schema_version": SCHEMA_VERSION, "entries": entries}, mode=0o600)
 
 
 def _refuse() -> TriggerRefused:

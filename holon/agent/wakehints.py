@@ -21,6 +21,7 @@ from holon.home import dueindex
 from holon.home.layout import Home
 from holon.store import crashpoint
 from holon.store.atomic import write_json
+from holon.vocab import SCHEMA_VERSION
 
 MAX_KEPT_PAYLOADS = 5
 MAX_HINT_BYTES = 4 << 20
@@ -53,7 +54,7 @@ def submit(
     now = clock.now_iso()
     with agent.state_lock():
         hint = read(agent, home.wake_hint) or {
-            "schema_version": 1,
+            "schema_version": SCHEMA_VERSION,
             "target_agent_id": home.agent_id,
             "delivery_mode": "wake_hint",
             "deliveries": 0,

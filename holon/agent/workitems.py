@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from holon import clock, config, jsonfile
 from holon.agent.handle import Agent
@@ -19,6 +19,10 @@ from holon.home.layout import Home
 from holon.ids import new_id
 from holon.store import jsonl
 from holon.store.atomic import write_text
+from holon.vocab import SCHEMA_VERSION
+
+if TYPE_CHECKING:  # the record's keys, typed (stdlib, but kept off the light path)
+    from holon.model.dicts import WorkItem
 
 PLAN_STATUSES = ("draft", "ready", "needs_input")
 ITEM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")  # names a directory under work-items/
@@ -100,10 +104,10 @@ def new_record(
     *,
     plan_status: str = "draft",
     todo_list: list[dict[str, str]] | None = None,
-) -> dict[str, Any]:
+) -> WorkItem:
     now = clock.now_iso()
     return {
-        "schema_version": 1,
+        "schema_version": SCHEMA_VERSION,
         "id": new_id("wi"),
         "agent_id": agent_id,
         "workspace_id": "agent_home",
@@ -181,7 +185,7 @@ def record_delivery_summary(
     agent: Agent, work_item_id: str, text: str, *, turn_id: str, message_id: str | None
 ) -> dict[str, Any]:
     rec = {
-        "schema_version": 1,
+        "schema_version": SCHEMA_VERSION,
         "id": new_id("dsum"),
         "agent_id": agent.id,
         "work_item_id": work_item_id,

@@ -39,11 +39,11 @@ from holon.errors import HolonError, UsageError
 from holon.home.layout import DOT, Home, corrupt
 from holon.store import crashpoint
 from holon.store.atomic import make_private_dir, write_json
+from holon.vocab import SCHEMA_VERSION
 
 HOME_ID = "agent_home"
 MODES = ("direct", "isolated")
 KINDS = ("canonical_root", "git_worktree_root")
-SCHEMA_VERSION = 1
 HINT = f"restore {DOT}/workspace.json from git or delete it (the agent home is used)"
 
 

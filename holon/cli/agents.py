@@ -32,7 +32,9 @@ def init_cmd(path: str | None, agent_id: str | None, template: str, as_json: boo
         click.echo(f"created agent {home.agent_id} at {home.root}")
 
 
-@click.group("agents", invoke_without_command=True)
+# the subcommand is optional (`holon agents` lists): said explicitly, so that every click this
+# runs under (older ones print `COMMAND` either way) renders the same usage and man page
+@click.group("agents", invoke_without_command=True, subcommand_metavar="[COMMAND] [ARGS]...")
 @click.option("--all", "show_all", is_flag=True, help="Private agents too, with their identity.")
 @click.option("--json", "as_json", is_flag=True, help="List as one JSON document.")
 @click.pass_context

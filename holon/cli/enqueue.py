@@ -7,6 +7,7 @@ from __future__ import annotations
 import click
 
 from holon.cli import fastpath
+from holon.vocab import DEFAULT_PRIORITY, ENQUEUE_KINDS, PRIORITIES
 
 
 @click.command("enqueue")
@@ -14,7 +15,7 @@ from holon.cli import fastpath
 @click.option(
     "--kind",
     required=True,
-    type=click.Choice(fastpath.KINDS),
+    type=click.Choice(ENQUEUE_KINDS),
     help="Message kind; trust and authority follow from it and cannot be passed.",
 )
 @click.option("--source", help="Channel id, webhook source, timer id or subsystem name.")
@@ -27,8 +28,8 @@ from holon.cli import fastpath
 )
 @click.option(
     "--priority",
-    type=click.Choice(fastpath.PRIORITIES),
-    default="normal",
+    type=click.Choice(PRIORITIES),
+    default=DEFAULT_PRIORITY,
     show_default=True,
 )
 @click.option("--event-type", help="Webhook event type.")

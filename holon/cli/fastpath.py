@@ -14,8 +14,10 @@ import json
 import sys
 from typing import Any
 
-KINDS = ("channel_event", "webhook_event", "timer_tick", "system_tick")
-PRIORITIES = ("interject", "next", "normal", "background")
+from holon.vocab import DEFAULT_PRIORITY, ENQUEUE_KINDS, PRIORITIES
+
+# the enqueue command's options (holon.cli.enqueue; tests/cli/test_cmd_enqueue_fastpath.py derives
+# this table from its click parameters)
 _VALUED = {
     "--kind": "kind",
     "--source": "source",
@@ -31,7 +33,7 @@ def parse(args: list[str]) -> dict[str, Any] | None:
     """The options of a plain `holon enqueue` command line; None for anything else."""
     if len(args) < 2 or args[0] != "enqueue":
         return None
-    out: dict[str, Any] = {"priority": "normal", "as_json": False}
+    out: dict[str, Any] = {"priority": DEFAULT_PRIORITY, "as_json": False}
     agent, seen, rest = None, set(), iter(args[1:])
     for arg in rest:
         if not _utf8(arg):
@@ -58,7 +60,7 @@ def parse(args: list[str]) -> dict[str, Any] | None:
             out["as_json"] = True
         else:
             out[_VALUED[name]] = value
-    if agent is None or out.get("kind") not in KINDS or out["priority"] not in PRIORITIES:
+    if agent is None or out.get("kind") not in ENQUEUE_KINDS or out["priority"] not in PRIORITIES:
         return None
     return {"agent": agent, **out}
 
@@ -78,7 +80,7 @@ def enqueue(
     source: str | None = None,
     text: str | None = None,
     json_body: str | None = None,
-    priority: str = "normal",
+    priority: str = DEFAULT_PRIORITY,
     event_type: str | None = None,
     sender: str | None = None,
 ) -> dict[str, Any]:

@@ -7,8 +7,7 @@ from pathlib import Path
 import click
 
 from holon.cli.output import emit_json, read_text_arg
-
-PRIORITIES = click.Choice(["interject", "next", "normal", "background"])
+from holon.vocab import DEFAULT_PRIORITY, PRIORITIES
 
 
 @click.command("prompt")
@@ -23,7 +22,9 @@ PRIORITIES = click.Choice(["interject", "next", "normal", "background"])
     help="Model ref (provider/model) for this prompt and the work it causes (its follow-ups, "
     "timer wakes and task results); the ticks this command runs use it too.",
 )
-@click.option("--priority", type=PRIORITIES, default="normal", show_default=True)
+@click.option(
+    "--priority", type=click.Choice(PRIORITIES), default=DEFAULT_PRIORITY, show_default=True
+)
 def prompt_cmd(
     agent: str, text: str | None, no_wait: bool, as_json: bool, model: str | None, priority: str
 ) -> None:

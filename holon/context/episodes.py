@@ -15,6 +15,7 @@ from holon import clock
 from holon.context.evidence import command_line, excerpt
 from holon.ids import new_id
 from holon.store import jsonl
+from holon.vocab import SCHEMA_VERSION
 
 MAX_TURNS = 12  # the hard size cap of one episode
 MAX_FILES = 40
@@ -136,7 +137,7 @@ def finalize(
     waiting: str | None,
 ) -> dict[str, Any]:
     return {
-        "schema_version": 1,
+        "schema_version": SCHEMA_VERSION,
         "id": builder["id"],
         "agent_id": agent_id,
         "created_at": clock.now_iso(),

@@ -32,6 +32,7 @@ from holon.home.layout import is_home
 from holon.paths import agents_dir, holon_home, registry_path
 from holon.store import crashpoint
 from holon.store.atomic import DIR_MODE, write_json
+from holon.vocab import SCHEMA_VERSION
 
 FULL_PASS_EVERY_S = 600.0  # a full pass at least this often (homes no writer marked)
 SETTLE_S = 2.0  # a directory changed this close to a pass's start is checked again next pass
@@ -152,7 +153,7 @@ def record_full_pass(
     """Write the pass record; `seen` is the signature taken before the pass listed the homes."""
     settled = all(v is None or abs(v[0] / 1e9 - started) > SETTLE_S for v in seen.values())
     record = {
-        "schema_version": 1,
+        "schema_version": SCHEMA_VERSION,
         "full_pass_at": started,
         "signature": seen if settled else None,
         "broken": broken,

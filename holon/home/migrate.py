@@ -14,6 +14,7 @@ from holon import jsonfile
 from holon.home import settings
 from holon.home.layout import HOME_FORMAT, Home, merged_gitignore, read_identity
 from holon.store.atomic import write_json, write_text
+from holon.vocab import SCHEMA_VERSION
 
 
 def m001_initial_layout(home: Home) -> None:
@@ -52,7 +53,7 @@ def m003_sealed_admission(home: Home) -> None:
             if record and not record.get("seal") and isinstance(record.get("id"), str):
                 found.add(record["id"])
     if found and found != set(legacy_ids(home)):
-        write_json(home.admission_legacy, {"schema_version": 1, "ids": sorted(found)})
+        write_json(home.admission_legacy, {"schema_version": SCHEMA_VERSION, "ids": sorted(found)})
 
 
 def legacy_ids(home: Home) -> list[str]:

@@ -11,6 +11,7 @@ from holon.home.layout import AGENT_ID, AGENT_JSON_HINT, DOT, Home, corrupt, is_
 from holon.paths import agents_dir, holon_home, registry_path
 from holon.store.atomic import write_json
 from holon.store.locks import locked
+from holon.vocab import SCHEMA_VERSION
 
 
 def check_agent_id(agent_id: str) -> str:
@@ -114,7 +115,10 @@ def unregister(agent_id: str) -> None:
 
 
 def _write(agents: dict[str, str], gone: dict[str, str]) -> None:
-    data: dict[str, object] = {"schema_version": 1, "agents": dict(sorted(agents.items()))}
+    data: dict[str, object] = {
+        "schema_version": SCHEMA_VERSION,
+        "agents": dict(sorted(agents.items())),
+    }
     if gone:
         data["archived"] = dict(sorted(gone.items()))
     write_json(registry_path(), data)

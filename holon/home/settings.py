@@ -23,8 +23,8 @@ from holon import jsonfile
 from holon.errors import HolonError
 from holon.home.layout import DOT, STATE_JSON_HINT, Home, corrupt, read_record
 from holon.store.atomic import write_json
+from holon.vocab import SCHEMA_VERSION
 
-SCHEMA_VERSION = 1
 LIFECYCLE = ("paused", "stopped")
 HINT = (
     f"restore it from git (`git checkout -- {DOT}/settings.json`) or fix the JSON by hand; "

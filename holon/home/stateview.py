@@ -10,17 +10,18 @@ goes the full way, which validates, repairs and rebuilds. Stdlib only.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from holon import jsonfile
+from holon import jsonfile, vocab
 from holon.home import settings
 from holon.home.layout import Home
 from holon.store import jsonl
 
-SCHEMA_VERSION = 1  # holon.model.records.SCHEMA_VERSION (a test keeps them equal)
-STATUSES = frozenset(  # holon.model.records.AgentStatus (a test keeps them equal)
-    {"booting", "awake_idle", "awake_running", "awaiting_task", "asleep", "paused", "stopped"}
-)
+if TYPE_CHECKING:  # the record's keys, typed (stdlib, but kept off the light path)
+    from holon.model.dicts import StateView
+
+SCHEMA_VERSION = vocab.SCHEMA_VERSION
+STATUSES = frozenset(vocab.AGENT_STATUSES)
 _OPTIONAL_STR = (str, type(None))
 _OPTIONAL_DICT = (dict, type(None))
 # the parts a light reader uses, with the types holon writes them as
@@ -59,7 +60,7 @@ _COUNTS = ("turn_index", "total_input_tokens", "total_output_tokens")
 _TOKENS = ("input_tokens", "output_tokens")
 
 
-def current(home: Home) -> dict[str, Any] | None:
+def current(home: Home) -> StateView | None:
     """state.json as stored when the full read would take it unchanged; else None."""
     try:
         data = jsonfile.object_of(home.state_json)
@@ -72,7 +73,7 @@ def current(home: Home) -> dict[str, Any] | None:
         return None  # settings.json changed outside holon: the full read merges it
     if _furthest_offset(data) > jsonl.end_offset(home.transcript):
         return None  # the ledgers were rewound under it: the full read rebuilds it
-    return data
+    return cast("StateView", data)
 
 
 def _shaped(data: dict[str, Any]) -> bool:

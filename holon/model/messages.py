@@ -7,22 +7,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = 1
+from holon import vocab
 
+SCHEMA_VERSION = vocab.SCHEMA_VERSION
 
-class MessageKind(str, Enum):
-    operator_prompt = "operator_prompt"
-    channel_event = "channel_event"
-    webhook_event = "webhook_event"
-    callback_event = "callback_event"
-    timer_tick = "timer_tick"
-    system_tick = "system_tick"
-    task_result = "task_result"
-    task_status = "task_status"
-    control = "control"
-    brief_ack = "brief_ack"
-    brief_result = "brief_result"
-    internal_followup = "internal_followup"
+# the kinds and priorities are spelled once, in holon.vocab; a member is named as its value
+MessageKind = Enum("MessageKind", [(k, k) for k in vocab.MESSAGE_KINDS], module=__name__, type=str)
 
 
 class TrustLevel(str, Enum):
@@ -39,11 +29,7 @@ class AuthorityClass(str, Enum):
     external_evidence = "external_evidence"
 
 
-class Priority(str, Enum):
-    interject = "interject"
-    next = "next"
-    normal = "normal"
-    background = "background"
+Priority = Enum("Priority", [(p, p) for p in vocab.PRIORITIES], module=__name__, type=str)
 
 
 class MessageDeliverySurface(str, Enum):
@@ -157,7 +143,7 @@ class MessageEnvelope(_Strict):
     origin: MessageOrigin
     trust: TrustLevel
     authority_class: AuthorityClass
-    priority: Priority = Priority.normal
+    priority: Priority = Priority(vocab.DEFAULT_PRIORITY)
     trigger_kind: str | None = None
     work_item_id: str | None = None
     task_id: str | None = None

@@ -8,9 +8,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from holon import vocab
 from holon.model.conversation import TokenUsage
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = vocab.SCHEMA_VERSION
 # a count, an offset or a pid in a persisted record: a hand-edited or corrupt file with a negative
 # or absurd one is refused when it is read (the run state is then rebuilt), never acted on
 Count = Annotated[int, Field(ge=0, le=2**53)]
@@ -22,14 +23,8 @@ class _Record(BaseModel):
     schema_version: int = SCHEMA_VERSION
 
 
-class AgentStatus(str, Enum):
-    booting = "booting"
-    awake_idle = "awake_idle"
-    awake_running = "awake_running"
-    awaiting_task = "awaiting_task"
-    asleep = "asleep"
-    paused = "paused"
-    stopped = "stopped"
+# spelled once, in holon.vocab; a member is named as its value
+AgentStatus = Enum("AgentStatus", [(s, s) for s in vocab.AGENT_STATUSES], module=__name__, type=str)
 
 
 class AgentIdentity(_Record):

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from holon import config
+from holon import config, vocab
 from holon.agent import admission
 from holon.agent.handle import Agent
 from holon.errors import UsageError
@@ -36,7 +36,7 @@ def prompt(
     *,
     wait: bool,
     model: str | None,
-    priority: str = "normal",
+    priority: str = vocab.DEFAULT_PRIORITY,
     ingress: str = "cli_prompt",
 ) -> dict[str, Any]:
     """Admit an operator prompt (after the checks a turn would otherwise fail on) and, with

@@ -19,7 +19,7 @@ import os
 import time
 from pathlib import Path
 
-from holon import clock, jsonfile
+from holon import clock, jsonfile, vocab
 from holon.store import crashpoint
 from holon.store.atomic import (
     DIR_MODE,
@@ -32,7 +32,7 @@ from holon.store.atomic import (
 )
 
 MAX_MESSAGE_BYTES = 64 << 20  # far above any admitted body (runtime.max_message_bytes)
-BANDS = {"interject": 0, "next": 1, "normal": 2, "background": 3}
+BANDS = {p: band for band, p in enumerate(vocab.PRIORITIES)}  # the file name's first part
 NOT_BEFORE = "@"  # <name>@<epoch ms>.json: a deferred message, not claimed before that time
 
 
@@ -71,7 +71,7 @@ class Queue:
 
     @staticmethod
     def make_name(priority: str) -> str:
-        band = BANDS.get(priority, 2)
+        band = BANDS.get(priority, BANDS[vocab.DEFAULT_PRIORITY])
         return f"{band}-{time.time_ns():020d}-{os.getpid()}-{os.urandom(4).hex()}.json"
 
     def put(self, record: dict, priority: str) -> str:

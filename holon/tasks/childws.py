@@ -18,6 +18,7 @@ from holon.agent import workspaces, worktree
 from holon.agent.handle import Agent
 from holon.paths import worktrees_dir
 from holon.store.atomic import write_json
+from holon.vocab import SCHEMA_VERSION
 
 PARENT_HOME = "parent_home"
 
@@ -79,7 +80,7 @@ def bind(child: Agent, record: dict[str, Any]) -> None:
             worktree={k: tree.get(k) for k in ("path", "branch", "base_commit", "original_branch")}
             | {"state": "ready"},
         )
-    doc = {"schema_version": 1, "active": active, "attached": {}, "retained": []}
+    doc = {"schema_version": SCHEMA_VERSION, "active": active, "attached": {}, "retained": []}
     if workspaces.read(child.home) != doc:
         with child.state_lock():
             write_json(child.home.workspace_json, doc)

@@ -21,14 +21,17 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from holon import clock
+from holon import clock, vocab
 from holon.home import dueindex
 from holon.home.layout import Home
 from holon.store.atomic import read_json, write_json, write_text
 
-TERMINAL = ("completed", "failed", "cancelled", "interrupted")
+if TYPE_CHECKING:  # the record's keys, typed (stdlib, but kept off the light path)
+    from holon.model.dicts import CommandTaskRecord
+
+TERMINAL = vocab.TASK_TERMINAL
 
 
 def cmd_digest(cmd: str, workdir: str, shell: str, login: bool, tty: bool) -> str:
@@ -56,14 +59,14 @@ def new_record(
     parent_message_id: str | None,
     wrapper_pid: int,
     supervisor_pid: int | None = None,
-) -> dict[str, Any]:
+) -> CommandTaskRecord:
     now = clock.now_iso()
     return {
-        "schema_version": 1,
+        "schema_version": vocab.SCHEMA_VERSION,
         "id": task_id,
         "agent_id": agent_id,
         "kind": "command_task",
-        "status": "running",
+        "status": vocab.TASK_RUNNING,
         "summary": f"command: {preview(command['cmd'])}",
         "command": command,
         "created_at": now,

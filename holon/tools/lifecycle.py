@@ -9,6 +9,7 @@ from pydantic import Field
 from holon import clock
 from holon.agent import admission, budget, timers
 from holon.tools.base import SleepEffect, Tool, ToolArgs, ToolContext, ToolEffects, ToolOutput
+from holon.vocab import DEFAULT_PRIORITY, FOLLOWUP_PRIORITIES
 
 
 class Sleep(Tool):
@@ -61,7 +62,7 @@ class Enqueue(Tool):
 
     class Args(ToolArgs):
         text: str = Field(min_length=1)
-        priority: Literal["next", "normal", "background"] = "normal"
+        priority: Literal[FOLLOWUP_PRIORITIES] = DEFAULT_PRIORITY  # type: ignore[valid-type]
 
     def run(self, ctx: ToolContext, args: Args) -> ToolOutput:
         env = admission.admit(

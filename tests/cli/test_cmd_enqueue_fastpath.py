@@ -4,6 +4,7 @@ output, exit code and queued message as through click, for every form it takes; 
 
 from __future__ import annotations
 
+import inspect
 import io
 import json
 import os
@@ -11,6 +12,7 @@ import re
 import subprocess
 import sys
 
+import click
 import pytest
 from helpers import subprocess_env
 from hypothesis import HealthCheck, given, settings
@@ -19,6 +21,7 @@ from hypothesis import strategies as st
 from holon.agent import control
 from holon.cli import entry, failures, fastpath
 from holon.cli import main as click_main
+from holon.cli.enqueue import enqueue_cmd
 from holon.home.init import init_home
 
 K = ("--kind", "channel_event")
@@ -84,6 +87,27 @@ PLAIN = [
     (["enqueue", "nobody", *K, "--text", "x"], b""),
     (["enqueue", "a", *K, "--text", "nul\x00byte"], b""),
 ]
+
+
+def test_the_fast_paths_options_are_derived_from_the_click_command():
+    """The fast path's option table, choices, defaults and keywords are the click command's, so a
+    change to either that the other misses fails here."""
+    options = [p for p in enqueue_cmd.params if isinstance(p, click.Option)]
+    arguments = [p.name for p in enqueue_cmd.params if isinstance(p, click.Argument)]
+    assert arguments == ["agent"]
+    assert fastpath._VALUED == {o: p.name for p in options if not p.is_flag for o in p.opts}
+    assert {o: p.name for p in options if p.is_flag for o in p.opts} == {"--json": "as_json"}
+    choices = {p.name: tuple(p.type.choices) for p in options if isinstance(p.type, click.Choice)}
+    assert choices == {"kind": fastpath.ENQUEUE_KINDS, "priority": fastpath.PRIORITIES}
+    assert [p.name for p in options if p.required] == ["kind"]
+    argv = ["a", "--kind", fastpath.ENQUEUE_KINDS[0]]
+    by_click = enqueue_cmd.make_context("enqueue", list(argv)).params
+    assert fastpath.parse(["enqueue", *argv]) == {
+        k: v for k, v in by_click.items() if v is not None
+    }
+    assert fastpath.parse(["enqueue", "a"]) is None  # --kind is required
+    keywords = list(inspect.signature(fastpath.enqueue).parameters)
+    assert keywords == [p.name for p in enqueue_cmd.params if p.name != "as_json"]
 
 
 @pytest.mark.parametrize(("argv", "stdin"), PLAIN)

@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import types
+import typing
+from enum import Enum
 
 import pytest
 from helpers import run, subprocess_env
@@ -14,7 +17,16 @@ from holon.agent import control
 from holon.agent.handle import Agent
 from holon.home import settings, stateview
 from holon.home.init import init_home
-from holon.model.records import SCHEMA_VERSION, AgentStatus
+from holon.model.conversation import TokenUsage
+from holon.model.dicts import StateView
+from holon.model.records import (
+    SCHEMA_VERSION,
+    AgentState,
+    AgentStatus,
+    ContextState,
+    TokenUsageSummary,
+    WorkingMemory,
+)
 from holon.ops import status
 from holon.runtime.tick import tick
 
@@ -41,9 +53,47 @@ def _edit(home, change) -> None:
     home.state_json.write_text(json.dumps(data))
 
 
-def test_the_copies_of_the_schema_agree():
+def _json_types(annotation) -> tuple[type, ...]:
+    """The Python types a field of this annotation has in the model's JSON dump."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        return _json_types(typing.get_args(annotation)[0])
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return tuple(t for arg in typing.get_args(annotation) for t in _json_types(arg))
+    if annotation is type(None):
+        return (type(None),)
+    if isinstance(annotation, type) and issubclass(annotation, Enum):
+        return (str,)
+    if isinstance(annotation, type) and hasattr(annotation, "model_fields"):
+        return (dict,)
+    return (typing.get_origin(annotation) or annotation,)
+
+
+def _derived(model, names) -> dict[str, tuple[type, ...]]:
+    return {name: _json_types(model.model_fields[name].annotation) for name in names}
+
+
+def test_the_view_is_derived_from_the_state_model():
+    """Each part the light reader checks is a field of AgentState (or of its context, working
+    memory and usage) with the type holon writes it as; and the StateView TypedDict names them."""
     assert stateview.SCHEMA_VERSION == SCHEMA_VERSION
     assert stateview.STATUSES == {s.value for s in AgentStatus}
+    assert stateview.SHAPE == _derived(AgentState, stateview.SHAPE)
+    assert list(StateView.__annotations__) == list(stateview.SHAPE)
+    context = {k: (t,) for k, t in stateview._CONTEXT.items()}
+    assert context == _derived(ContextState, stateview._CONTEXT)
+    for part in ("last_request", "last_compaction"):  # checked optional dicts
+        assert _derived(ContextState, [part]) == {part: (dict, type(None))}
+    assert _derived(WorkingMemory, ["active_episode_builder"])["active_episode_builder"] == (
+        dict,
+        type(None),
+    )
+    for names, model in ((stateview._MEMORY, WorkingMemory), (stateview._COUNTS, AgentState)):
+        assert set(_derived(model, names).values()) == {(int,)}
+    assert set(_derived(TokenUsage, stateview._TOKENS).values()) == {(int,)}
+    assert _derived(TokenUsageSummary, ["total", "total_model_rounds"]) == {
+        "total": (dict,),
+        "total_model_rounds": (int,),
+    }
 
 
 def test_a_current_state_reads_as_stored_and_summarises_as_the_full_read(ran):

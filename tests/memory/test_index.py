@@ -14,7 +14,7 @@ import pytest
 from holon.agent.handle import Agent
 from holon.home.init import init_home
 from holon.home.layout import Home
-from holon.memory import index
+from holon.memory import catchup, files, index, ranking, schema
 from holon.store import jsonl
 
 T = "2026-05-01T10:00:00.000Z"
@@ -161,6 +161,7 @@ def _row_ids(home: Home) -> set[int]:
 
 
 def test_hand_edits_of_memory_files_are_caught_even_with_the_same_size_and_mtime(home):
+    assert "memory/self.md" in files.ALWAYS_HASHED  # hashed on every search
     path = home.memory / "self.md"
     path.write_text("# Self\ncodename HERON\n")
     assert _one(home, "heron")
@@ -238,7 +239,7 @@ def test_a_damaged_index_is_rebuilt_with_the_same_results(home, damage):
             f.write(b"\0" * (size - 8192))
     elif damage == "old_schema":
         with sqlite3.connect(path) as db:
-            db.execute("PRAGMA user_version = 0")
+            db.execute(f"PRAGMA user_version = {schema.SCHEMA - 1}")
     elif damage == "foreign":
         with sqlite3.connect(path) as db:
             db.execute("UPDATE meta SET value = 'someone-else' WHERE key = 'agent_id'")
@@ -250,8 +251,8 @@ def test_a_damaged_index_is_rebuilt_with_the_same_results(home, damage):
 def test_a_crash_in_the_middle_of_catch_up_repeats_nothing_and_loses_nothing(home, monkeypatch):
     for i in range(300):
         _brief(home, i, f"note {i} " + "padding " * 40)
-    monkeypatch.setattr(index, "CHUNK_BYTES", 16 * 1024)
-    real = index._Ledger.records
+    monkeypatch.setattr(catchup, "CHUNK_BYTES", 16 * 1024)
+    real = catchup.Ledger.records
     calls = {"n": 0}
 
     def dying(self, w, recs):
@@ -261,10 +262,10 @@ def test_a_crash_in_the_middle_of_catch_up_repeats_nothing_and_loses_nothing(hom
                 raise KeyboardInterrupt  # the process is killed mid-chunk
         return real(self, w, recs)
 
-    monkeypatch.setattr(index._Ledger, "records", dying)
+    monkeypatch.setattr(catchup.Ledger, "records", dying)
     with pytest.raises(KeyboardInterrupt):
         index.search(home, "note")
-    monkeypatch.setattr(index._Ledger, "records", real)
+    monkeypatch.setattr(catchup.Ledger, "records", real)
     assert index.status(home)["by_kind"] == {"brief": 300, "memory_file": 2}
     with sqlite3.connect(home.memory_index) as db:
         assert db.execute("SELECT count(*) FROM fts").fetchone()[0] == 302
@@ -298,7 +299,7 @@ def test_search_answers_from_a_stale_index_when_it_cannot_be_written(home, monke
     def full(*a, **k):
         raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(index, "_catch_up_ledger", full)
+    monkeypatch.setattr(catchup, "catch_up_ledger", full)
     doc = index.search(home, "heron")
     assert doc["stale"] is True and len(doc["results"]) == 1
     monkeypatch.undo()
@@ -403,7 +404,7 @@ def test_malformed_and_hostile_records_never_stop_the_rest(home, tmp_path):
 
 
 def test_an_unselective_query_ranks_the_newest_matches(home, monkeypatch):
-    monkeypatch.setattr(index, "RANKED_MATCHES", 5)
+    monkeypatch.setattr(ranking, "RANKED_MATCHES", 5)
     _brief(home, 0, "Common\ncommon common common: the oldest and best match")
     for i in range(1, 11):
         _brief(home, i, f"record {i} mentions common once among other words")

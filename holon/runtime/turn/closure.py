@@ -15,6 +15,7 @@ from typing import Any
 from holon import clock
 from holon.agent import workitems
 from holon.agent.handle import Agent
+from holon.model.dicts import Closure, Continuation, WorkSignal
 from holon.model.messages import MessageEnvelope
 from holon.model.records import AgentState, AgentStatus
 from holon.runtime.turn.state import TurnState
@@ -36,7 +37,7 @@ class TurnOutcome:
 
     effects: ToolEffects = field(default_factory=ToolEffects)
     waiting_reason: str | None = None
-    work_signal: dict[str, Any] | None = None
+    work_signal: WorkSignal | None = None
     work_item_id: str | None = None  # the work item the brief binds to
 
     def brief_text(self, final_text: str) -> str:
@@ -72,7 +73,7 @@ def turn_outcome(agent: Agent, ts: TurnState) -> TurnOutcome:
     return out
 
 
-def _signals(agent: Agent, effects: ToolEffects) -> tuple[str | None, dict[str, Any] | None]:
+def _signals(agent: Agent, effects: ToolEffects) -> tuple[str | None, WorkSignal | None]:
     """(waiting_reason, work_signal) for the settled turn."""
     state = agent.state()
     awaited = tracking.awaited(agent.home, state.active_task_ids)  # not a child's supervision
@@ -130,7 +131,7 @@ def _commit_bound(
 
 def apply_closure(state: AgentState, ts: TurnState, outcome: str, turn: TurnOutcome | None) -> None:
     """Derive and persist the ClosureDecision and the runtime posture for the settled turn."""
-    closure: dict[str, Any] = {
+    closure: Closure = {
         "turn_id": ts.turn_id,
         "message_id": ts.message.id,
         "terminal_observed": True,
@@ -163,7 +164,7 @@ def apply_closure(state: AgentState, ts: TurnState, outcome: str, turn: TurnOutc
     state.closure = closure
 
 
-def resolve_continuation(prior: dict[str, Any] | None, message: MessageEnvelope) -> dict[str, Any]:
+def resolve_continuation(prior: dict[str, Any] | None, message: MessageEnvelope) -> Continuation:
     """ContinuationResolution for `message` against the closure snapshot that preceded it."""
     prior = prior or {}
     outcome = prior.get("outcome") or "completed"
@@ -198,7 +199,7 @@ def resolve_continuation(prior: dict[str, Any] | None, message: MessageEnvelope)
     else:
         visible = True
         mode = "resume_expected_wait" if matched else "local_continuation"
-    out: dict[str, Any] = {
+    out: Continuation = {
         "message_id": message.id,
         "model_visible": visible,
         "mode": mode,

@@ -24,6 +24,7 @@ from holon import clock
 from holon.agent.handle import Agent
 from holon.ids import new_id
 from holon.model.conversation import TokenUsage
+from holon.model.dicts import InflightTurn
 from holon.model.messages import MessageEnvelope
 from holon.model.records import AgentState
 from holon.store import jsonl
@@ -122,13 +123,14 @@ def begin(
     def mark(s: AgentState) -> None:
         if on_start is not None:
             on_start(s)
-        s.inflight[message.id] = {
+        turn: InflightTurn = {
             "turn_id": turn_id,
             "transcript_offset": offset,
             "started_at": clock.now_iso(),
             "pid": os.getpid(),
             "model_ref": model_ref,
         }
+        s.inflight[message.id] = dict(turn)
 
     agent.update_state(mark)
     entry = _message_entry(agent, message, turn_id)
