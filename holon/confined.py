@@ -81,9 +81,7 @@ def read(
     return Contents(data[:limit], len(data) > limit, st.st_mtime_ns)
 
 
-def names(
-    root: str | os.PathLike, rel: str | os.PathLike, limit: int = 10_000
-) -> list[str] | None:
+def names(root: str | os.PathLike, rel: str | os.PathLike, limit: int = 10_000) -> list[str] | None:
     """The sorted entry names of directory `rel` beneath `root` (at most `limit` of them, not
     starting with a dot); None when it is missing; Refused when it leads out of the root or is
     not a directory."""

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from holon import clock
+from holon import clock, confined
 from holon.errors import InvalidInput, OperationFailed, UsageError
 from holon.home.layout import Home
 from holon.memory import DEFAULT_CHARS, DEFAULT_LIMIT, MAX_CHARS, MAX_LIMIT, project, sources
@@ -35,6 +35,7 @@ _PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 SCHEMA = 1
 CHUNK_BYTES = 4 << 20  # ledger bytes read and committed per step of catch-up
 HEAD_BYTES = 4096  # the bytes before the indexed offset, hashed to notice a replaced ledger
+TRACKED_BYTES = 8 << 20  # of a memory file or the workspace profile: the rest is not indexed
 HASH_ALWAYS_BYTES = 1 << 20  # memory files up to this size are hashed on every search
 MAX_MEMORY_FILES = 100
 ALWAYS_HASHED = ("memory/self.md", "memory/operator.md")
@@ -295,12 +296,9 @@ def index_work_item(w: _Writer, rec: dict[str, Any]) -> None:
     st, raw = None, b""
     if _PLAIN_ID.fullmatch(rec["id"]):
         path = w.home.plan_path(rec["id"])
-        try:
-            st = path.stat()
-            with open(path, "rb") as f:
-                raw = f.read(sources.MAX_BODY * 4)
-        except OSError:
-            st = None
+        st, raw = _lstat(path), _read_plan(w.home, path)
+        if raw is None:
+            st, raw = None, b""
     plan = raw.decode("utf-8", "replace") if st else None
     doc = _doc(sources.work_item_doc, rec, _rel(w.home, w.home.work_items), plan)
     if doc is None:
@@ -469,12 +467,8 @@ def _tracked_files(home: Home) -> list[tuple[str, Path, str]]:
     profile."""
     out: list[tuple[str, Path, str]] = []
     try:
-        names = sorted(
-            e.name
-            for e in os.scandir(home.memory)
-            if e.name.endswith(".md") and e.is_file(follow_symlinks=False)
-        )
-    except OSError:
+        names = [n for n in confined.names(home.root, "memory") or [] if n.endswith(".md")]
+    except confined.Refused:  # memory/ is a symlink out of the home, or not a directory
         names = []
     for name in names[:MAX_MEMORY_FILES]:
         out.append((f"memory/{name}", home.memory / name, "memory_file"))
@@ -488,9 +482,8 @@ def _file_changes(w: _Writer, *, force: bool) -> list[tuple[str, Path, str, byte
     present = set()
     for rel, path, kind in _tracked_files(w.home):
         row = w.source(f"file:{rel}")
-        try:
-            st = path.stat()
-        except OSError:
+        st = _lstat(path)
+        if st is None:
             if row is not None:
                 changes.append((rel, path, kind, None))
             continue
@@ -502,10 +495,16 @@ def _file_changes(w: _Writer, *, force: bool) -> list[tuple[str, Path, str, byte
         hash_it = force or rel in ALWAYS_HASHED
         if same_stat and not (hash_it and st.st_size <= HASH_ALWAYS_BYTES):
             continue
-        try:
-            data = path.read_bytes()
-        except OSError:
+        try:  # beneath the home: never through a symlink out of it, a FIFO or a device
+            found = confined.read(w.home.root, rel, TRACKED_BYTES, truncate=True)
+        except confined.Refused:
+            found = None
+        if found is None:
+            present.discard(rel)
+            if row is not None:
+                changes.append((rel, path, kind, None))
             continue
+        data = found.data
         if row is None or hashlib.sha256(data).hexdigest() != row["digest"] or not same_stat:
             changes.append((rel, path, kind, data))
     for row in w.conn.execute("SELECT name FROM sources WHERE name LIKE 'file:%'").fetchall():
@@ -521,7 +520,9 @@ def _sync_file(w: _Writer, rel: str, path: Path, kind: str, data: bytes | None) 
         w.conn.execute("DELETE FROM sources WHERE name = ?", (f"file:{rel}",))
         return
     text = data.decode("utf-8", "replace")
-    st = path.stat()
+    st = _lstat(path)
+    if st is None:  # gone since it was read: the next search sees that
+        return
     workspace = None
     if kind == "workspace":
         try:
@@ -551,24 +552,39 @@ def _plan_changes(w: _Writer, *, force: bool) -> list[dict[str, Any]]:
         if not _PLAIN_ID.fullmatch(str(rec.get("id"))):
             continue  # indexed without a plan (index_work_item): its id never becomes a path
         path = w.home.plan_path(rec["id"])
-        try:
-            st = path.stat()
-            now = (st.st_size, st.st_mtime_ns)
-        except OSError:
-            now = (-1, -1)
+        st = _lstat(path)
+        now = (st.st_size, st.st_mtime_ns) if st else (-1, -1)
         if now != (row["size"], row["mtime_ns"]):
             out.append(rec)
-        elif force and now[0] >= 0 and _plan_digest(path) != row["digest"]:
+        elif force and now[0] >= 0 and _plan_digest(w.home, path) != row["digest"]:
             out.append(rec)
     return out
 
 
-def _plan_digest(path: Path) -> str:
+def _plan_digest(home: Home, path: Path) -> str:
+    raw = _read_plan(home, path)
+    return "" if raw is None else hashlib.sha256(raw).hexdigest()
+
+
+def _read_plan(home: Home, path: Path) -> bytes | None:
+    """The head of a plan file, read beneath the home (holon.confined); None when there is none
+    or it was refused."""
     try:
-        with open(path, "rb") as f:
-            return hashlib.sha256(f.read(sources.MAX_BODY * 4)).hexdigest()
+        found = confined.read(
+            home.root, path.relative_to(home.root), sources.MAX_BODY * 4, truncate=True
+        )
+    except confined.Refused:
+        return None
+    return None if found is None else found.data
+
+
+def _lstat(path: Path) -> os.stat_result | None:
+    """The file's own stat, never its symlink target's (a change check only: reads are
+    confined)."""
+    try:
+        return os.stat(path, follow_symlinks=False)
     except OSError:
-        return ""
+        return None
 
 
 # ---- the session: open, repair, bring up to date -----------------------------------------------
