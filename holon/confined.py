@@ -118,7 +118,7 @@ def _open_beneath(root: str, rel: str, shown: str, *, directory: bool) -> int | 
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise Refused(shown, "unreadable", f"its root {root} {_why(exc)}") from None
+        raise Refused(shown, "unreadable", f"is under {root}, which {_why(exc)}") from None
     stack = [root_fd]  # descriptors from the root down to the current directory
     todo = _parts(rel)
     links = 0

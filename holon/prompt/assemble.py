@@ -136,6 +136,13 @@ def system_blocks(
     return blocks
 
 
+def refused_files(home: Home, workspace_root: Path | None) -> list[confined.Refused]:
+    """The files the next prompt would leave out, and why (`holon doctor` names them)."""
+    refused: list[confined.Refused] = []
+    system_blocks(home, tool_guidance=[], workspace_root=workspace_root, refused=refused)
+    return refused
+
+
 def build_frame(
     home: Home,
     *,
