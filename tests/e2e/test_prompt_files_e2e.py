@@ -210,3 +210,17 @@ def _holon() -> list[str]:
     from helpers import holon_cmd
 
     return holon_cmd()
+
+
+def test_a_symlink_loop_is_named_and_status_still_answers(holon_env, tmp_path):
+    home = init_agent("a")
+    plant(home / "AGENTS.md", "AGENTS.md")
+    model = write_script(tmp_path / "s.jsonl", [{"text": "done"}])
+    status = run("status", "a", "--json")
+    assert status.returncode == 0, status.stderr
+    assert json.loads(status.stdout)["loaded_agents_md"] is None
+    debug = run("debug", "prompt", "a", "--json", "--model", model)
+    assert refused_paths(json.loads(debug.stdout)["manifest"]) == {
+        str(home / "AGENTS.md"): "symlink_loop"
+    }
+    assert run("prompt", "a", "hi", "--model", model).returncode == 0
