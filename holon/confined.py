@@ -159,7 +159,7 @@ def _open_beneath(root: str, rel: str, shown: str, *, directory: bool) -> int | 
     except (FileNotFoundError, Refused):
         raise
     except OSError as exc:
-        if exc.errno == errno.ELOOP:  # replaced by a symlink after it was looked at
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):  # replaced after it was looked at
             raise Refused(shown, "unreadable", "changed while it was read") from None
         raise Refused(shown, "unreadable", _why(exc)) from None
     finally:
