@@ -128,3 +128,22 @@ def test_a_fifo_in_the_path_never_hangs(root, tmp_path):
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=20, env=env
     )
     assert proc.stdout.split() == ["not_regular", "not_regular"], proc.stderr
+
+
+def test_a_file_swapped_for_a_symlink_after_it_was_looked_at_is_not_followed(
+    root, tmp_path, monkeypatch
+):
+    """The race: lstat saw a regular file (or a directory), then the agent put a symlink there.
+    The open itself never follows it (O_NOFOLLOW)."""
+    (root / "AGENTS.md").symlink_to(tmp_path / "keys.json")
+    (root / "sub").symlink_to(tmp_path)
+    real_stat = os.stat
+    looks = {"AGENTS.md": real_stat(root / "CLAUDE.md"), "sub": real_stat(root / "memory")}
+
+    def stale_stat(name, *a, **kw):
+        return looks.get(name) or real_stat(name, *a, **kw)
+
+    monkeypatch.setattr(confined.os, "stat", stale_stat)
+    for rel in ("AGENTS.md", "sub/keys.json"):
+        err = refusal(root, rel)
+        assert (err.reason, err.detail) == ("unreadable", "changed while it was read")
