@@ -13,7 +13,7 @@ import math
 import re
 from typing import TYPE_CHECKING, Any
 
-from holon import clock, config, jsonfile
+from holon import clock, config, confined
 from holon.agent.handle import Agent
 from holon.home.layout import Home
 from holon.ids import new_id
@@ -28,6 +28,7 @@ PLAN_STATUSES = ("draft", "ready", "needs_input")
 ITEM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")  # names a directory under work-items/
 DEFAULT_RECHECK_MS = 60 * 60 * 1000
 PREVIEW_CHARS = 1200
+PLAN_BYTES = 16 << 20  # a plan larger than this is refused, not read
 
 
 def default_recheck_ms() -> int:
@@ -79,20 +80,22 @@ def write_plan(home: Home, work_item_id: str, text: str) -> None:
 
 
 def plan_artifact(home: Home, work_item_id: str) -> dict[str, Any] | None:
+    """The plan file's path, hash, size and preview, None without one. It is read beneath the
+    agent home (holon.confined): a symlink out of it, a FIFO, a directory or a file over
+    PLAN_BYTES gives only {"path", "refused": {path, reason, detail}}."""
     path = home.plan_path(work_item_id)
     try:
-        data = jsonfile.read_bytes(path)  # bounded; a FIFO or a directory there is not a plan
-        mtime = path.stat().st_mtime
-    except (FileNotFoundError, jsonfile.Unreadable):
+        found = confined.read(home.root, path.relative_to(home.root), PLAN_BYTES)
+    except confined.Refused as exc:
+        return {"path": str(path), "refused": exc.to_dict()}
+    if found is None:
         return None
-    if data is None:
-        return None
-    text = data.decode("utf-8", errors="replace")
+    text = found.text
     return {
         "path": str(path),
-        "hash": "sha256:" + hashlib.sha256(data).hexdigest(),
-        "bytes": len(data),
-        "updated_at": clock.iso(mtime),
+        "hash": "sha256:" + hashlib.sha256(found.data).hexdigest(),
+        "bytes": len(found.data),
+        "updated_at": clock.iso(found.mtime_ns / 1e9),
         "preview": text[:PREVIEW_CHARS],
         "preview_complete": len(text) <= PREVIEW_CHARS,
     }

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from holon import confined
 from holon.agent import workitems
 from holon.agent.handle import Agent
 from holon.context.evidence import command_line
@@ -24,6 +25,7 @@ OPEN_CHECKLIST_ITEMS = 8  # of the active work item's unfinished todo_list
 OPEN_WORK = 5
 DELTA_LINES = 40
 MEMORY_FILE_CHARS = 8_000  # each of memory/self.md and memory/operator.md, about 2k tokens
+MEMORY_FILE_BYTES = 1 << 20  # read of each: a larger one is shown cut, as a long one is
 MEMORY_FILES = (("self", "self.md"), ("operator", "operator.md"))
 
 
@@ -136,20 +138,26 @@ def mark_prompted(wm: WorkingMemory) -> list[str]:
     return lines
 
 
-def memory_files(home: Home) -> list[tuple[str, str, str]]:
+def memory_files(
+    home: Home, refused: list[confined.Refused] | None = None
+) -> list[tuple[str, str, str]]:
     """(name, path, bounded text) of the agent-scoped memory files that exist and are not
-    empty."""
+    empty. Read beneath the agent home (holon.confined): one that is a symlink out of it, not a
+    regular file or unreadable is left out and, given `refused`, appended to it."""
     out = []
     for name, filename in MEMORY_FILES:
         path = home.memory / filename
         try:
-            text = path.read_text(encoding="utf-8", errors="replace").strip()
-        except (FileNotFoundError, IsADirectoryError, PermissionError):
+            found = confined.read(home.root, f"memory/{filename}", MEMORY_FILE_BYTES, truncate=True)
+        except confined.Refused as exc:
+            if refused is not None:
+                refused.append(exc)
             continue
+        text = found.text.strip() if found else ""
         if not text:
             continue
-        if len(text) > MEMORY_FILE_CHARS:
-            cut = len(text) - MEMORY_FILE_CHARS
+        if len(text) > MEMORY_FILE_CHARS or found.truncated:
+            cut = f"{len(text) - MEMORY_FILE_CHARS}{'+' if found.truncated else ''}"
             text = (
                 text[:MEMORY_FILE_CHARS].rstrip()
                 + f"\n[… {cut} more characters in memory/{filename} not shown; read the file]"

@@ -13,19 +13,21 @@ one-line `name:` and `description:` values, quotes removed) gives the descriptio
 without front matter, or with front matter this strict reader does not accept, is still listed,
 with an empty description and its `problem` (shown by `holon skills list`, never in the prompt).
 Bounded: at most MAX_PER_ROOT skills per root (by name), MAX_DESCRIPTION characters of a
-description, FRONT_MATTER_BYTES read of each SKILL.md; an entry that is a symlink leading out of
-its root is skipped, and so is one whose SKILL.md is not a regular file. Stdlib only.
+description, FRONT_MATTER_BYTES read of each SKILL.md. Confined (holon.confined): a catalog is
+listed and each SKILL.md read beneath its base (the workspace anchor, the agent home, the user's
+home) without following a symlink out of it, and never from a FIFO or a device; an entry that
+leads out of its catalog is skipped too. What is skipped is handed back as `Refused`. Stdlib
+only.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import stat
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from holon import safetext
+from holon import confined, safetext
 from holon.home.layout import Home, read_identity
 
 MAX_PER_ROOT = 64
@@ -58,19 +60,18 @@ class Skill:
         return asdict(self)
 
 
-def roots(home: Home, workspace_anchor: Path | None, kind: str) -> list[tuple[str, Path]]:
-    """(scope, candidate root) in precedence order within each scope, most specific scope first;
-    the user scope only for the default agent, the workspace scope only for a workspace that is
-    not the agent home."""
-    out: list[tuple[str, Path]] = []
+def roots(home: Home, workspace_anchor: Path | None, kind: str) -> list[tuple[str, Path, str]]:
+    """(scope, base, catalog path relative to the base) in precedence order within each scope,
+    most specific scope first; the user scope only for the default agent, the workspace scope
+    only for a workspace that is not the agent home. Nothing is read from outside the base."""
+    out: list[tuple[str, Path, str]] = []
     if workspace_anchor is not None and Path(workspace_anchor).absolute() != home.root:
         anchor = Path(workspace_anchor).absolute()
-        out += [("workspace", anchor / d / "skills") for d in CATALOG_DIRS]
-    out += [("agent", home.skills)]
-    out += [("agent", home.root / d / "skills") for d in CATALOG_DIRS]
+        out += [("workspace", anchor, f"{d}/skills") for d in CATALOG_DIRS]
+    out += [("agent", home.root, "skills")]
+    out += [("agent", home.root, f"{d}/skills") for d in CATALOG_DIRS]
     if kind == "default":
-        user = Path.home()
-        out += [("user", user / d / "skills") for d in CATALOG_DIRS]
+        out += [("user", Path.home(), f"{d}/skills") for d in CATALOG_DIRS]
     return out
 
 
@@ -81,43 +82,61 @@ def agent_kind(home: Home) -> str:
 
 
 def discover(
-    home: Home, workspace_anchor: Path | None = None, *, kind: str | None = None
+    home: Home,
+    workspace_anchor: Path | None = None,
+    *,
+    kind: str | None = None,
+    refused: list[confined.Refused] | None = None,
 ) -> list[Skill]:
-    """Every skill the agent sees, sorted by name; one per name (the most specific scope)."""
+    """Every skill the agent sees, sorted by name; one per name (the most specific scope). A
+    catalog or a SKILL.md that was not read (holon.confined) is appended to `refused`."""
     kind = agent_kind(home) if kind is None else kind
-    chosen: dict[str, Path] = {}
-    for scope, root in roots(home, workspace_anchor, kind):
-        if scope not in chosen and root.is_dir():
-            chosen[scope] = root
+    refused = [] if refused is None else refused
+    chosen: dict[str, tuple[Path, str, list[str]]] = {}
+    for scope, base, rel in roots(home, workspace_anchor, kind):
+        if scope in chosen:
+            continue
+        try:
+            names = confined.names(base, rel)
+        except confined.Refused as exc:
+            if exc.reason != "not_regular":  # a file where a catalog could be: not a catalog
+                refused.append(exc)
+            continue
+        if names is not None:
+            chosen[scope] = (base, rel, names)
     found: dict[str, Skill] = {}
     for scope in SCOPES:
         if scope in chosen:
-            for skill in scan(chosen[scope], scope):
+            for skill in scan(*chosen[scope], scope, refused):
                 found.setdefault(skill.name, skill)
     return [found[n] for n in sorted(found)]
 
 
-def scan(root: Path, scope: str) -> list[Skill]:
-    """The skills of one catalog root: at most MAX_PER_ROOT, by name."""
-    try:
-        real_root = os.path.realpath(root)
-        names = sorted(e.name for e in os.scandir(root) if not e.name.startswith("."))
-    except OSError:
-        return []
+def scan(
+    base: Path, rel: str, names: list[str], scope: str, refused: list[confined.Refused]
+) -> list[Skill]:
+    """The skills of one catalog `base/rel` (its entry `names`): at most MAX_PER_ROOT, by name.
+    Each SKILL.md is read beneath `base`; a skill directory leading out of its catalog is
+    skipped (and named in `refused`)."""
+    root = base / rel
+    real_root = os.path.realpath(root)
     out: list[Skill] = []
     for name in names:
         if len(out) >= MAX_PER_ROOT:
             break
-        skill_dir = os.path.join(root, name)
-        if not _inside(os.path.realpath(skill_dir), real_root):
-            continue  # a symlink out of the catalog
-        path = os.path.join(skill_dir, "SKILL.md")
+        path = os.path.join(root, name, "SKILL.md")
         if not _inside(os.path.realpath(path), real_root):
+            detail = f"leads out of its catalog {root}"
+            refused.append(confined.Refused(path, "symlink_escape", detail))
             continue
-        head = read_head(path)
-        if head is None:
+        try:
+            found = confined.read(base, f"{rel}/{name}/SKILL.md", FRONT_MATTER_BYTES, truncate=True)
+        except confined.Refused as exc:
+            refused.append(exc)
             continue
-        meta, problem = front_matter(head)
+        if found is None:
+            continue
+        meta, problem = front_matter(found.text)
         if meta.get("name") not in (None, name) and problem is None:
             problem = f"front matter name {safetext.one_line(meta['name'], 80)!r} is not {name!r}"
         description = safetext.one_line(meta.get("description", ""), MAX_DESCRIPTION)
@@ -127,23 +146,6 @@ def scan(root: Path, scope: str) -> list[Skill]:
 
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def read_head(path: str) -> str | None:
-    """The first FRONT_MATTER_BYTES of a regular file as text, None when it is not one."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        data = os.read(fd, FRONT_MATTER_BYTES)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return data.decode("utf-8", "replace")
 
 
 def front_matter(text: str) -> tuple[dict[str, str], str | None]:

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from holon import confined
 from holon.home.layout import Home
 from holon.memory import project, sources
 from holon.memory.schema import Writer, txn
@@ -87,12 +89,9 @@ def index_work_item(w: Writer, rec: dict[str, Any]) -> None:
     st, raw = None, b""
     if _PLAIN_ID.fullmatch(rec["id"]):
         path = w.home.plan_path(rec["id"])
-        try:
-            st = path.stat()
-            with open(path, "rb") as f:
-                raw = f.read(sources.MAX_BODY * 4)
-        except OSError:
-            st = None
+        st, raw = lstat(path), _read_plan(w.home, path)
+        if raw is None:
+            st, raw = None, b""
     plan = raw.decode("utf-8", "replace") if st else None
     doc = _doc(sources.work_item_doc, rec, source_path(w.home, w.home.work_items), plan)
     if doc is None:
@@ -252,21 +251,35 @@ def plan_changes(w: Writer, *, force: bool) -> list[dict[str, Any]]:
         if not _PLAIN_ID.fullmatch(str(rec.get("id"))):
             continue  # indexed without a plan (index_work_item): its id never becomes a path
         path = w.home.plan_path(rec["id"])
-        try:
-            st = path.stat()
-            now = (st.st_size, st.st_mtime_ns)
-        except OSError:
-            now = (-1, -1)
+        st = lstat(path)
+        now = (st.st_size, st.st_mtime_ns) if st else (-1, -1)
         if now != (row["size"], row["mtime_ns"]):
             out.append(rec)
-        elif force and now[0] >= 0 and _plan_digest(path) != row["digest"]:
+        elif force and now[0] >= 0 and _plan_digest(w.home, path) != row["digest"]:
             out.append(rec)
     return out
 
 
-def _plan_digest(path: Path) -> str:
+def _plan_digest(home: Home, path: Path) -> str:
+    raw = _read_plan(home, path)
+    return "" if raw is None else hashlib.sha256(raw).hexdigest()
+
+
+def _read_plan(home: Home, path: Path) -> bytes | None:
+    """The head of a plan file, read beneath the home (holon.confined); None when there is none
+    or it was refused."""
+    rel = path.relative_to(home.root)
     try:
-        with open(path, "rb") as f:
-            return hashlib.sha256(f.read(sources.MAX_BODY * 4)).hexdigest()
+        found = confined.read(home.root, rel, sources.MAX_BODY * 4, truncate=True)
+    except confined.Refused:
+        return None
+    return None if found is None else found.data
+
+
+def lstat(path: Path) -> os.stat_result | None:
+    """The file's own stat, never its symlink target's (a change check only: reads are
+    confined)."""
+    try:
+        return os.stat(path, follow_symlinks=False)
     except OSError:
-        return ""
+        return None

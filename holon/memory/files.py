@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
-from holon import clock
+from holon import clock, confined
 from holon.home.layout import Home
 from holon.memory import sources
-from holon.memory.catchup import source_path
+from holon.memory.catchup import lstat, source_path
 from holon.memory.schema import Writer
 
+TRACKED_BYTES = 4 << 20  # of a memory file or the workspace profile: the rest is not indexed
 HASH_ALWAYS_BYTES = 1 << 20  # memory files up to this size are hashed on every search
 MAX_MEMORY_FILES = 100
 ALWAYS_HASHED = ("memory/self.md", "memory/operator.md")
@@ -26,12 +26,8 @@ def _tracked_files(home: Home) -> list[tuple[str, Path, str]]:
     profile."""
     out: list[tuple[str, Path, str]] = []
     try:
-        names = sorted(
-            e.name
-            for e in os.scandir(home.memory)
-            if e.name.endswith(".md") and e.is_file(follow_symlinks=False)
-        )
-    except OSError:
+        names = [n for n in confined.names(home.root, "memory") or [] if n.endswith(".md")]
+    except confined.Refused:  # memory/ is a symlink out of the home, or not a directory
         names = []
     for name in names[:MAX_MEMORY_FILES]:
         out.append((f"memory/{name}", home.memory / name, "memory_file"))
@@ -45,9 +41,8 @@ def file_changes(w: Writer, *, force: bool) -> list[tuple[str, Path, str, bytes 
     present = set()
     for rel, path, kind in _tracked_files(w.home):
         row = w.source(f"file:{rel}")
-        try:
-            st = path.stat()
-        except OSError:
+        st = lstat(path)
+        if st is None:
             if row is not None:
                 changes.append((rel, path, kind, None))
             continue
@@ -59,10 +54,16 @@ def file_changes(w: Writer, *, force: bool) -> list[tuple[str, Path, str, bytes 
         hash_it = force or rel in ALWAYS_HASHED
         if same_stat and not (hash_it and st.st_size <= HASH_ALWAYS_BYTES):
             continue
-        try:
-            data = path.read_bytes()
-        except OSError:
+        try:  # beneath the home: never through a symlink out of it, a FIFO or a device
+            found = confined.read(w.home.root, rel, TRACKED_BYTES, truncate=True)
+        except confined.Refused:
+            found = None
+        if found is None:
+            present.discard(rel)
+            if row is not None:
+                changes.append((rel, path, kind, None))
             continue
+        data = found.data
         if row is None or hashlib.sha256(data).hexdigest() != row["digest"] or not same_stat:
             changes.append((rel, path, kind, data))
     for row in w.conn.execute("SELECT name FROM sources WHERE name LIKE 'file:%'").fetchall():
@@ -78,7 +79,9 @@ def sync_file(w: Writer, rel: str, path: Path, kind: str, data: bytes | None) ->
         w.conn.execute("DELETE FROM sources WHERE name = ?", (f"file:{rel}",))
         return
     text = data.decode("utf-8", "replace")
-    st = path.stat()
+    st = lstat(path)
+    if st is None:  # gone since it was read: the next search sees that
+        return
     workspace = None
     if kind == "workspace":
         try:

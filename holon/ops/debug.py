@@ -15,9 +15,10 @@ from holon.home.layout import Home
 from holon.runtime.turn import context
 
 
-def _sources(home: Home, anchor: Path) -> list[dict[str, Any]]:
+def _sources(home: Home, anchor: Path, refused: set[str]) -> list[dict[str, Any]]:
     """The instruction files the prompt loads: the agent's, then the workspace's, read at the
-    workspace anchor (never at a worktree the execution root may be in)."""
+    workspace anchor (never at a worktree the execution root may be in); not one the prompt
+    refused (the manifest's refused_files names those)."""
     out = []
     candidates = [("agent", home.agents_md)]
     candidates += [
@@ -26,8 +27,11 @@ def _sources(home: Home, anchor: Path) -> list[dict[str, Any]]:
     ]
     if anchor != home.root:
         ws_md = anchor / "AGENTS.md"
-        candidates.append(("workspace", ws_md if ws_md.exists() else anchor / "CLAUDE.md"))
+        used = ws_md.exists() and str(ws_md) not in refused
+        candidates.append(("workspace", ws_md if used else anchor / "CLAUDE.md"))
     for kind, path in candidates:
+        if str(path) in refused:
+            continue
         try:
             size = path.stat().st_size
         except OSError:
@@ -58,7 +62,9 @@ def next_prompt(home: Home, model: str | None = None) -> dict[str, Any]:
         "cwd": bound["cwd"],
         "mode": bound["mode"],
         "projection_kind": bound["projection_kind"],
-        "instruction_sources": _sources(home, anchor),
+        "instruction_sources": _sources(
+            home, anchor, {r["path"] for r in assembly.manifest["refused_files"]}
+        ),
         "manifest": assembly.manifest,
         "request": {
             "model_ref": request.model_ref,
@@ -88,6 +94,8 @@ def render(doc: dict[str, Any]) -> str:
     ]
     for src in doc["instruction_sources"]:
         lines.append(f"instructions: {src['kind']} {src['path']} ({src['bytes']} bytes)")
+    for r in m.get("refused_files") or []:
+        lines.append(f"not read:    {r['path']}: {r['detail']} ({r['reason']})")
     if m.get("compaction"):
         c = m["compaction"]
         lines.append(

@@ -390,6 +390,7 @@ def agent_report(home: Home) -> dict[str, Any]:
         doc["model"], doc["credentials"], found = model_findings(agent, fresh)
         out += found + _state_findings(aid, state, doc, fresh)
         out += sandbox_finding(aid, home)
+        out += prompt_file_findings(agent)
     if dead:
         out.append(
             finding(
@@ -424,6 +425,36 @@ def sandbox_finding(aid: str, home: Home) -> list[dict[str, Any]]:
         return [finding("sandbox", "error", msg, fix, mode=sb["mode"])]
     how = "not confined" if sb["enforcement"] == "none" else f"enforced by {sb['enforcement']}"
     return [finding("sandbox", "ok", f"{said} ({how})", mode=sb["mode"])]
+
+
+def prompt_file_findings(agent: Agent) -> list[dict[str, Any]]:
+    """A warning for each file the prompt leaves out (holon.confined): an instruction or memory
+    file, a skill, an open work item's plan that is a symlink out of its root, not a regular
+    file, or too large."""
+    from holon.agent import workitems, workspaces
+    from holon.prompt import assemble
+
+    try:
+        anchor: Path | None = Path(workspaces.binding(agent)["workspace_anchor"])
+    except (HolonError, ValueError, OSError):
+        anchor = None  # the workspace finding is not this one's to make
+    found = [r.to_dict() for r in assemble.refused_files(agent.home, anchor)]
+    for rec in workitems.load_all(agent.home).values():
+        art = workitems.plan_artifact(agent.home, rec["id"]) if rec.get("state") == "open" else None
+        if art and "refused" in art:
+            found.append(art["refused"])
+    fix = "replace it with a regular file (a symlink may point only within its directory)"
+    return [
+        finding(
+            "prompt_file",
+            "warn",
+            f"{r['path']} is left out of the prompt: it {r['detail']} ({r['reason']})",
+            fix,
+            file=r["path"],
+            reason=r["reason"],
+        )
+        for r in found
+    ]
 
 
 def _fresh(home: Home, doc: dict[str, Any]) -> bool:

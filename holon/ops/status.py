@@ -143,8 +143,10 @@ def _context(state: dict[str, Any], model: dict[str, Any]) -> dict[str, Any]:
 
 
 def _agents_md(home: Home) -> dict[str, Any] | None:
+    """AGENTS.md's size; None without one, or when it is a symlink loop or cannot be looked at
+    (the prompt refuses it then: holon.confined)."""
     try:
         size = home.agents_md.stat().st_size
-    except FileNotFoundError:
+    except OSError:
         return None
     return {"source_kind": "agent", "path": str(home.agents_md), "bytes": size}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from holon import confined, safetext
 from holon.context import memory
 from holon.home.layout import Home
 from holon.model.conversation import PromptBlock, PromptCache, PromptFrame
@@ -41,6 +42,12 @@ result of a long turn may be shown as a summary that names the file holding its 
 output. Keep what must last in memory/self.md (about yourself and your work) and \
 memory/operator.md (about your operator); both are shown to you every turn."""
 
+INSTRUCTIONS_BYTES = 128 << 10  # of an AGENTS.md or CLAUDE.md (about 32k tokens); more is cut
+REFUSED_GUIDANCE = (
+    "These files were not read: a file holon loads into your prompt must be a regular file "
+    "inside its directory (a symlink may point only within it), and of bounded size."
+)
+
 EVENT_GUIDANCE = """\
 Waiting is event-driven. A command that outlives its yield time becomes a background \
 task; when it ends, its task_result message wakes you in a later turn. So after \
@@ -48,18 +55,40 @@ starting a long task, end your turn (call Sleep) instead of polling TaskOutput. 
 TaskOutput only for a bounded look at output you need now."""
 
 
-def _read(path: Path) -> str | None:
+def _read(root: Path, name: str, refused: list[confined.Refused]) -> str | None:
+    """An instruction file beneath `root` (holon.confined), cut at INSTRUCTIONS_BYTES with a note;
+    None when it is missing or refused (then it is in `refused`)."""
     try:
-        return path.read_text(encoding="utf-8")
-    except (FileNotFoundError, UnicodeDecodeError, IsADirectoryError):
+        found = confined.read(root, name, INSTRUCTIONS_BYTES, truncate=True)
+    except confined.Refused as exc:
+        refused.append(exc)
         return None
+    if found is None:
+        return None
+    note = f"\n[… the rest of {name} not shown; read the file]" if found.truncated else ""
+    return found.text.strip() + note
+
+
+def refused_block(refused: list[confined.Refused]) -> PromptBlock | None:
+    """The files the prompt left out, and why (never what they hold)."""
+    if not refused:
+        return None
+    lines = ["# Files not read", REFUSED_GUIDANCE]
+    lines += [f"- {safetext.one_line(r.path, 1000)}: {r.detail} ({r.reason})" for r in refused]
+    return PromptBlock(name="refused_files", text="\n".join(lines))
 
 
 def system_blocks(
-    home: Home, *, tool_guidance: list[str], workspace_root: Path | None = None
+    home: Home,
+    *,
+    tool_guidance: list[str],
+    workspace_root: Path | None = None,
+    refused: list[confined.Refused] | None = None,
 ) -> list[PromptBlock]:
     """The stable blocks after the policy, in contract order; the last carries the cache
-    breakpoint."""
+    breakpoint. A file left out (holon.confined) is named in a `refused_files` block and, given
+    `refused`, appended to it."""
+    refused = [] if refused is None else refused
     blocks = [
         PromptBlock(name="mode_guidance", text=EVENT_GUIDANCE),
         PromptBlock(
@@ -67,15 +96,15 @@ def system_blocks(
             text=f"# Environment\nAgent: {home.agent_id}\nAgent home: {home.root}",
         ),
     ]
-    agents_md = _read(home.agents_md)
-    if agents_md and agents_md.strip():
+    agents_md = _read(home.root, "AGENTS.md", refused)
+    if agents_md:
         blocks.append(
             PromptBlock(
                 name="agent_instructions",
-                text=f"# Agent instructions ({home.agents_md})\n\n{agents_md.strip()}",
+                text=f"# Agent instructions ({home.agents_md})\n\n{agents_md}",
             )
         )
-    for name, path, text in memory.memory_files(home):
+    for name, path, text in memory.memory_files(home, refused):
         blocks.append(
             PromptBlock(
                 name=f"memory_{name}",
@@ -83,23 +112,35 @@ def system_blocks(
             )
         )
     if workspace_root is not None and workspace_root != home.root:
-        ws = _read(workspace_root / "AGENTS.md") or _read(workspace_root / "CLAUDE.md")
-        if ws and ws.strip():
+        ws = _read(workspace_root, "AGENTS.md", refused) or _read(
+            workspace_root, "CLAUDE.md", refused
+        )
+        if ws:
             blocks.append(
                 PromptBlock(
                     name="workspace_instructions",
-                    text=f"# Workspace instructions ({workspace_root})\n\n{ws.strip()}",
+                    text=f"# Workspace instructions ({workspace_root})\n\n{ws}",
                 )
             )
-    skills_text = skills.block(home, workspace_root)  # the workspace root is the anchor
+    skills_text = skills.block(home, workspace_root, refused)  # the workspace root: the anchor
     if skills_text:
         blocks.append(PromptBlock(name="skills", text=skills_text))
+    note = refused_block(refused)
+    if note:
+        blocks.append(note)
     if tool_guidance:
         blocks.append(
             PromptBlock(name="tool_guidance", text="# Tools\n" + "\n\n".join(tool_guidance))
         )
     blocks[-1].cache_breakpoint = True
     return blocks
+
+
+def refused_files(home: Home, workspace_root: Path | None) -> list[confined.Refused]:
+    """The files the next prompt would leave out, and why (`holon doctor` names them)."""
+    refused: list[confined.Refused] = []
+    system_blocks(home, tool_guidance=[], workspace_root=workspace_root, refused=refused)
+    return refused
 
 
 def build_frame(

@@ -336,8 +336,9 @@ def assemble_request(
     raw_budget = int(budget.prompt / budget.ratio)
     if tools_json is None:
         tools_json = json.dumps([d.model_dump() for d in defs], sort_keys=True)
+    refused: list[Any] = []  # files left out of the prompt (holon.confined), for the manifest
     blocks = assemble.system_blocks(
-        agent.home, tool_guidance=guidance, workspace_root=workspace_root
+        agent.home, tool_guidance=guidance, workspace_root=workspace_root, refused=refused
     )
     fixed = window.estimate(assemble.POLICY) + window.estimate(tools_json)
     fixed += sum(window.estimate(b.text) + 2 for b in blocks)
@@ -472,5 +473,6 @@ def assemble_request(
         "compression_epoch": ctx.compression_epoch,
         "working_memory_revision": state.working_memory.revision,
         "compaction": compaction_info,
+        "refused_files": [r.to_dict() for r in refused],
     }
     return Assembly(request, manifest, raw), prior

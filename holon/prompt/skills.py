@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from holon import jsonfile, safetext
+from holon import confined, jsonfile, safetext
 from holon.home import skills
 from holon.home.layout import Home
 
@@ -34,9 +34,14 @@ def active_skills(home: Home) -> dict[str, dict[str, Any]]:
     return {k: v for k, v in found.items() if isinstance(k, str) and isinstance(v, dict)}
 
 
-def block(home: Home, workspace_anchor: Path | None = None) -> str | None:
-    """The skills block, None when the agent sees no skill."""
-    catalog = skills.discover(home, workspace_anchor)
+def block(
+    home: Home,
+    workspace_anchor: Path | None = None,
+    refused: list[confined.Refused] | None = None,
+) -> str | None:
+    """The skills block, None when the agent sees no skill; a catalog or SKILL.md that was not
+    read is appended to `refused`."""
+    catalog = skills.discover(home, workspace_anchor, refused=refused)
     if not catalog:
         return None
     active = active_skills(home)

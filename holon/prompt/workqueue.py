@@ -68,7 +68,10 @@ def _full(agent: Agent, rec: dict[str, Any]) -> str:
         f"plan_status: {rec.get('plan_status')}",
     ]
     art = workitems.plan_artifact(agent.home, rec["id"])
-    if art:
+    if art and "refused" in art:
+        why = art["refused"]
+        out.append(f"plan artifact: {art['path']} not read: {why['detail']} ({why['reason']})")
+    elif art:
         done = "complete" if art["preview_complete"] else "truncated; read the file for the rest"
         out.append(
             f"plan artifact: {art['path']} ({art['bytes']} bytes, preview {done})\n{art['preview']}"

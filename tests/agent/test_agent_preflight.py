@@ -99,5 +99,6 @@ def test_work_items_with_bad_fields_never_stop_a_tick(agent):
     assert workitems.due_rechecks(agent, 1e12) == []
     os.makedirs(agent.plan_path("wi_1").parent)
     os.mkfifo(agent.plan_path("wi_1"))
-    assert workitems.view(agent, workitems.get(agent, "wi_1"), None)["plan_artifact"] is None
+    art = workitems.view(agent, workitems.get(agent, "wi_1"), None)["plan_artifact"]
+    assert art["refused"]["reason"] == "not_regular" and "preview" not in art  # named, not read
     assert a.id == "a"

@@ -129,3 +129,20 @@ def test_symlinks_leading_out_of_a_root_are_not_followed(agent, tmp_path):
     (agent.skills / "fifo").mkdir()
     os.mkfifo(agent.skills / "fifo" / "SKILL.md")  # never opened for a blocking read
     assert [s.name for s in skills.discover(agent)] == ["alias", "real"]
+    refused: list = []
+    skills.discover(agent, refused=refused)
+    assert {(os.path.relpath(r.path, agent.skills), r.reason) for r in refused} == {
+        ("leak/SKILL.md", "symlink_escape"),
+        ("linked-md/SKILL.md", "symlink_escape"),
+        ("fifo/SKILL.md", "not_regular"),
+    }
+
+
+def test_a_catalog_that_is_a_symlink_out_of_its_base_is_refused(agent, tmp_path):
+    outside = tmp_path / "outside"
+    make(outside, "leak")
+    os.rmdir(agent.skills)
+    os.symlink(outside, agent.skills)  # the whole catalog points away from the home
+    refused: list = []
+    assert skills.discover(agent, refused=refused) == []
+    assert [(r.path, r.reason) for r in refused] == [(str(agent.skills), "symlink_escape")]
