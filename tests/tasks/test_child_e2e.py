@@ -184,7 +184,7 @@ def test_child_tokens_count_against_the_parent_budget(tmp_path):
     holon("tick", "--all", check=False)
     (done,) = task_records(parent)
     assert done["status"] == "failed", done
-    assert "supervises this agent" in done["output_summary"]
+    assert "which created this agent, is spent" in done["output_summary"]
 
 
 def git(cwd: Path, *args: str) -> str:
