@@ -152,3 +152,19 @@ def test_tokens_a_public_agent_spends_count_against_its_creator(tmp_path):
     holon("prompt", "pub", "go", check=False)
     r = holon("prompt", "p", "again", check=False)
     assert r.returncode != 0 and "daily token budget" in r.stderr
+
+
+def test_holon_tool_call_is_held_to_the_same_limits(tmp_path, monkeypatch):
+    def tool(agent: str, args: dict) -> dict:
+        proc = holon("tool", "call", agent, "SpawnAgent", "--input", json.dumps(args), check=False)
+        return json.loads(proc.stdout)
+
+    init_agent("p")
+    monkeypatch.setenv("HOLON_DELEGATION_MAX_LIVE_CHILDREN", "1")
+    child = tool("p", {"initial_message": "one"})["result"]["child_agent_id"]
+    refused = tool(child, {"preset": "public_named", "agent_id": "x"})
+    assert refused["error"]["kind"] == "public_spawn_refused"
+    assert refused["error"]["recovery_hint"]
+    full = tool("p", {"preset": "public_named", "agent_id": "y"})
+    assert full["error"]["kind"] == "too_many_children"
+    assert not {"x", "y"} & set(registry())
