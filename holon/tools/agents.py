@@ -14,7 +14,7 @@ from holon.agent.handle import Agent
 from holon.errors import HolonError
 from holon.home import registry
 from holon.home.init import init_home, resolve_template
-from holon.home.layout import Home
+from holon.home.layout import AGENT_ID, Home
 from holon.paths import agents_dir
 from holon.store.atomic import write_json
 from holon.tasks import children, childview
@@ -46,7 +46,10 @@ class SpawnAgentArgs(ToolArgs):
         description="The new agent's id (required for public_named; a private child gets one).",
     )
     template: str | None = Field(
-        None, min_length=1, max_length=4096, description="Home template (default holon-default)."
+        None,
+        min_length=1,
+        max_length=64,
+        description="Home template name (default holon-default), not a path.",
     )
     workspace_mode: Literal["inherit", "worktree"] = Field(
         "inherit",
@@ -95,6 +98,14 @@ class SpawnAgent(Tool):
                 "a private_child needs initial_message: the task it is given",
                 details={"field": "initial_message"},
                 recovery_hint="pass initial_message with the delegated task",
+            )
+        if args.template is not None and not AGENT_ID.fullmatch(args.template):
+            raise ToolFailure(  # a path would copy any directory holding an AGENTS.md (another
+                "invalid_tool_input",  # agent's home, its keys) into a home the model reads
+                "template must be the name of a built-in template or of one in "
+                "~/.agents/templates, not a path",
+                details={"field": "template"},
+                recovery_hint="omit template for holon-default, or name a template",
             )
         if args.preset == "public_named" and args.agent_id is None:
             raise ToolFailure(

@@ -168,3 +168,16 @@ def test_holon_tool_call_is_held_to_the_same_limits(tmp_path, monkeypatch):
     full = tool("p", {"preset": "public_named", "agent_id": "y"})
     assert full["error"]["kind"] == "too_many_children"
     assert not {"x", "y"} & set(registry())
+
+
+def test_a_template_path_is_refused_to_the_model(tmp_path):
+    """A path would copy any directory with an AGENTS.md (another agent's home, with its
+    admission key) into a home the new agent reads."""
+    init_agent("p")
+    other = init_agent("other")
+    for template in (str(other), "../other", ".."):
+        for preset in ({"initial_message": "x"}, {"preset": "public_named", "agent_id": "z"}):
+            args = json.dumps({**preset, "template": template})
+            proc = holon("tool", "call", "p", "SpawnAgent", "--input", args, check=False)
+            assert json.loads(proc.stdout)["error"]["kind"] == "invalid_tool_input", template
+    assert "z" not in registry() and not (Path(registry()["p"]) / ".holon" / "children").exists()
