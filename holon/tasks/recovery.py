@@ -24,7 +24,9 @@ unless the supervisor that turn launched is still starting (its marker is then
 awaited). An operator's `holon tool call` promotes without that lock, so its
 record is lost only once older than a promotion takes. Every record is
 checked when `tasks/` changed since the last check (`.holon/tasks.checked`),
-so an idle agent with thousands of finished tasks reads none of them.
+so an idle agent with thousands of finished tasks reads none of them. A
+command with no record at all (its promoter killed before the record was
+durable) is found by its scratch exit file and stopped (`stop_orphans`).
 """
 
 from __future__ import annotations
