@@ -85,6 +85,11 @@ def names() -> list[str]:
     return sorted(_read())
 
 
+def stored_values() -> list[str]:
+    """The values stored in the keys file, for redaction only (holon.providers.errors)."""
+    return list(_read().values())
+
+
 def check_name(name: str) -> str:
     """`name` when it is an environment variable's name. The error never repeats what was given:
     a key pasted where its name belongs must not reach the terminal or a log."""

@@ -45,6 +45,30 @@ def group_members(pgid: int) -> list[int]:
     return members
 
 
+def group_leaders(needle: bytes) -> list[tuple[int, int]]:
+    """(pid, parent pid) of each live process-group leader whose command line holds `needle` as
+    one argument, read from /proc ([] without /proc)."""
+    found = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        rest = stat[stat.rfind(b")") + 2 :].split()
+        if int(rest[2]) != int(name) or rest[0] == b"Z":
+            continue
+        if needle in proc_file(int(name), "cmdline").split(b"\0"):
+            found.append((int(name), int(rest[1])))
+    return found
+
+
 NO_PROC = b"\0no-proc\0"
 
 

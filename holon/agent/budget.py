@@ -10,9 +10,10 @@ import os
 from typing import TYPE_CHECKING
 
 from holon import clock, config, jsonfile
+from holon.agent import lineage
 from holon.agent.handle import Agent
 from holon.errors import HolonError
-from holon.home.layout import Home, corrupt, is_home
+from holon.home.layout import Home, corrupt
 from holon.store import crashpoint
 from holon.store.atomic import read_json, write_json
 
@@ -87,31 +88,40 @@ def today() -> str:
 
 
 def family_usage_today(home: Home) -> int:
-    """Tokens spent today (UTC) by the agent and all its private children, archived ones too:
-    a child's tokens count against its parent's budget."""
+    """Tokens spent today (UTC) by the agent and every agent it created: its private children
+    (archived ones too) and the public agents its turns made (holon.agent.lineage), and theirs.
+    An agent's tokens count against the budget of each agent above it."""
+    return _family_usage(home, today(), set())
+
+
+def _family_usage(home: Home, day: str, seen: set[str]) -> int:
+    key = os.path.realpath(home.root)
+    if key in seen:  # a hand-made loop of lineage is counted once
+        return 0
+    seen.add(key)
     state = read_json(home.state_json) or {}
     by_day = state.get("token_usage_by_day") if isinstance(state, dict) else None
-    used = by_day.get(today(), 0) if isinstance(by_day, dict) else 0
+    used = by_day.get(day, 0) if isinstance(by_day, dict) else 0
     total = used if type(used) is int else 0
     try:
         entries = [e.path for e in os.scandir(home.children_dir) if not e.name.startswith(".")]
     except (FileNotFoundError, NotADirectoryError):
-        return total
-    midnight = clock.parse_iso(today() + "T00:00:00Z").timestamp()
-    for path in entries:
-        child = Home(path)
-        try:  # a child untouched since midnight spent nothing today: an old archive costs a stat
-            if os.stat(child.state_json).st_mtime < midnight:
+        entries = []
+    below = [Home(path) for path in entries] + lineage.spawned(home)
+    midnight = clock.parse_iso(day + "T00:00:00Z").timestamp()
+    for other in below:
+        try:  # an agent untouched since midnight spent nothing today: an old archive costs a stat
+            if os.stat(other.state_json).st_mtime < midnight:
                 continue
         except OSError:
             continue
-        total += family_usage_today(child)
+        total += _family_usage(other, day, seen)
     return total
 
 
 def check(agent: Agent, turn_usage: TokenUsage) -> None:
     """Refuse the next provider request when a token budget is spent (raises ProviderFailure):
-    the agent's own, and the daily budget of each agent above a private child."""
+    the agent's own, and the daily budget of each agent above it in its lineage."""
     _check_ancestors(agent.home, turn_usage.total_tokens)
     spend = limits(agent)
     if not spend:
@@ -140,19 +150,20 @@ def _exhausted(message: str, **diagnostics: str) -> Exception:
 
 
 def _check_ancestors(home: Home, turn_total: int) -> None:
-    root = home.parent_root
-    while root is not None and is_home(root):
-        above = Agent(Home(root))
+    """The daily budget of each agent above `home` in its lineage: its supervising parent, or
+    the agent whose turn created it as a public agent, up to the root."""
+    for above_home in lineage.ancestors(home):
+        above = Agent(above_home)
         cap = limits(above).get("daily_tokens")
         used = family_usage_today(above.home) + turn_total if cap else 0
         if cap and used >= cap:
             raise _exhausted(
-                f"daily token budget of {above.id}, which supervises this agent, is spent "
-                f"({used} of {cap} tokens today, UTC, with its children's); it renews at 00:00 UTC",
+                f"daily token budget of {above.id}, which created this agent, is spent "
+                f"({used} of {cap} tokens today, UTC, with the agents it created); it renews at "
+                "00:00 UTC",
                 budget="daily_tokens",
                 agent_id=above.id,
             )
-        root = above.home.parent_root
 
 
 def set_override(agent: Agent, model_ref: str | None) -> None:

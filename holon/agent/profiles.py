@@ -3,9 +3,10 @@
 `public_named` gets every tool: the built-in catalog and the plugins loaded with
 HOLON_TOOL_PLUGINS. `private_child` gets a fixed allow list of built-in tools by name: everything
 but NotifyOperator (a child reports to its parent, not the operator) and UseWorkspace /
-DetachWorkspace (its parent binds its workspace at spawn). SpawnAgent stays: the delegation depth
-limit bounds it. A plugin, or a built-in tool added later and not yet listed here, is refused to a
-child: the list fails closed, never widens by itself. Stdlib only: read on every provider round.
+DetachWorkspace (its parent binds its workspace at spawn). SpawnAgent stays: the delegation
+limits bind it, and it refuses a child `preset=public_named` (holon.tools.agents). A plugin, or
+a built-in tool added later and not yet listed here, is refused to a child: the list fails
+closed, never widens by itself. Stdlib only: read on every provider round.
 """
 
 from __future__ import annotations

@@ -20,7 +20,13 @@ import click
     help="With --all: only the agents of shard K of N (K from 0 to N-1, by a hash of the agent "
     "id), so N processes, on one host or several sharing the home directory, split the agents.",
 )
-@click.option("--until-idle", is_flag=True, help="Keep running turns until the queue is empty.")
+@click.option(
+    "--until-idle",
+    is_flag=True,
+    help="Keep running turns until the queue is empty. With --all, pass over the agents again "
+    "until a pass finds no work: a child spawned and the task_result it sends back run in the "
+    "same command.",
+)
 @click.option("--wait", is_flag=True, help="Wait for a running tick instead of exiting at once.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document describing what ran.")
 @click.option("--model", help="Model ref for this tick (provider/model).")
@@ -105,7 +111,13 @@ def _tick(
                 hint="holon tick --all",
             )
         chosen = parse(shard) if shard is not None else None
-        sweep(lambda h: _one(h, until_idle, model, wait, commit), reports.append, shard=chosen)
+        tick_one = lambda h: _one(h, until_idle, model, wait, commit)  # noqa: E731
+        for _ in range(MAX_PASSES if until_idle else 1):
+            done: list[dict] = []
+            sweep(tick_one, done.append, shard=chosen)
+            _merge(reports, done)
+            if not any(_progressed(r) for r in done):
+                break  # a pass where no agent had work: every agent is idle
     else:
         if shard is not None:
             raise UsageError(
@@ -113,6 +125,33 @@ def _tick(
             )
         _named(agents, until_idle, wait, model, commit, reports)
     return _exit_code(reports, all_agents)
+
+
+# --all --until-idle passes again while a pass ran anything: work one agent's turn made for
+# another (a child it spawned, the task_result that wakes its parent) runs in the same command
+MAX_PASSES = 100
+
+
+def _progressed(report: dict) -> bool:
+    """Did the agent's tick do work another agent may now be waiting on?"""
+    return bool(report.get("turns") or report.get("recovered") or report.get("fired"))
+
+
+def _merge(reports: list[dict], more: list[dict]) -> None:
+    """Add one pass's reports, an agent already reported once keeping one report: its lists
+    extended, its outcome the later one unless that is `idle`."""
+    seen = {(r.get("agent_id"), r.get("home")): r for r in reports}
+    for r in more:
+        old = seen.get((r.get("agent_id"), r.get("home")))
+        if old is None:
+            reports.append(r)
+            seen[(r.get("agent_id"), r.get("home"))] = r
+            continue
+        for key, value in r.items():
+            if isinstance(value, list):
+                old[key] = old.get(key, []) + value
+            elif key != "outcome" or value != "idle":
+                old[key] = value
 
 
 def _named(agents, until_idle, wait, model, commit, reports: list[dict]) -> None:

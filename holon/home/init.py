@@ -67,11 +67,13 @@ def init_home(
     visibility: str = "public",
     parent_agent_id: str | None = None,
     model_override: str | None = None,
+    lineage: dict | None = None,
 ) -> Home:
     """`kind`: `default` for the default agent (DEFAULT_AGENT_ID, the one a bare `holon init`
     makes), else `named` unless given; `parent_agent_id`: the agent that created it (lineage; a
     `child` is supervised by it); `model_override`: the model it starts with (a child inherits
-    its parent's)."""
+    its parent's); `lineage`: the lineage fields of a public agent another agent's turn created
+    (holon.agent.lineage.new_public_lineage)."""
     if path is None:
         agent_id = registry.check_agent_id(agent_id or DEFAULT_AGENT_ID)
         root = agents_dir() / agent_id
@@ -99,7 +101,15 @@ def init_home(
     staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.init-{os.getpid()}-", dir=root.parent))
     try:
         materialise(
-            staging, source, agent_id, provenance, kind, visibility, parent_agent_id, model_override
+            staging,
+            source,
+            agent_id,
+            provenance,
+            kind,
+            visibility,
+            parent_agent_id,
+            model_override,
+            lineage,
         )
         if root.exists():
             root.rmdir()
@@ -137,6 +147,7 @@ def materialise(
     visibility: str,
     parent_agent_id: str | None = None,
     model_override: str | None = None,
+    lineage: dict | None = None,
 ) -> None:
     """Fill the empty directory `root` with a home made from template `source` (no registration)."""
     refs = template_skills.refs(source)  # checked before anything is copied
@@ -161,6 +172,7 @@ def materialise(
         ownership="parent_supervised" if kind == "child" and parent_agent_id else "self_owned",
         profile_preset="public_named" if visibility == "public" else "private_child",
         lineage_parent_agent_id=parent_agent_id,
+        **(lineage or {}),
         created_at=clock.now_iso(),
         template=provenance,
         home_format=HOME_FORMAT,
@@ -170,4 +182,8 @@ def materialise(
     state["settings_basis"] = settings.project(state)
     settings.write(home, state["settings_basis"])
     write_json(home.state_json, state)
-    write_json(home.agent_json, ident.model_dump(mode="json"))
+    record = ident.model_dump(mode="json")
+    for key in ("lineage_parent_home", "lineage_root_agent_id", "lineage_depth"):
+        if record.get(key) is None:  # an agent no other agent created: no lineage fields
+            record.pop(key, None)
+    write_json(home.agent_json, record)

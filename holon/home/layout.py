@@ -181,6 +181,8 @@ class Home:
     work_items_dir = property(lambda self: self.root / "work-items")
     # the homes of this agent's private children (SpawnAgent, holon.tasks.children)
     children_dir = property(lambda self: self.dot / "children")
+    # the public agents this agent's turns created (SpawnAgent public_named, holon.agent.lineage)
+    spawned = property(lambda self: self.dot / "spawned.jsonl")
 
     def child_home(self, child_id: str) -> Path:
         return self.children_dir / segment(child_id, "agent id")

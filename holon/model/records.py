@@ -34,6 +34,12 @@ class AgentIdentity(_Record):
     ownership: Literal["self_owned", "parent_supervised"] = "self_owned"
     profile_preset: Literal["public_named", "private_child"] = "public_named"
     lineage_parent_agent_id: str | None = None
+    # a public agent another agent's turn created: its creator's home, which binds it (its
+    # depth, children and daily tokens count against it: holon.agent.lineage), the lineage's
+    # root, and its depth below that root
+    lineage_parent_home: str | None = None
+    lineage_root_agent_id: str | None = None
+    lineage_depth: int | None = None
     created_at: str
     template: dict[str, Any] = Field(default_factory=dict)
     home_format: int = 1

@@ -94,6 +94,10 @@ def _identity(home: Home, ident: dict[str, Any]) -> dict[str, Any]:
         "ownership": ident.get("ownership", "self_owned"),
         "profile_preset": profiles.preset_of(home),
         "lineage_parent_agent_id": ident.get("lineage_parent_agent_id"),
+    } | {  # a public agent another agent's turn created: who binds it (holon.agent.lineage)
+        key: ident[key]
+        for key in ("lineage_root_agent_id", "lineage_depth")
+        if ident.get(key) is not None
     }
 
 

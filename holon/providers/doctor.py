@@ -13,7 +13,7 @@ from typing import Any
 from holon import config
 from holon.model.conversation import ProviderFailure
 from holon.providers import resolve, runner
-from holon.safetext import redact_url
+from holon.providers.errors import redact, url_secrets
 
 
 def retry_policy() -> dict[str, Any]:
@@ -46,7 +46,10 @@ def _entry(provider_id: str) -> dict[str, Any]:
         "source": source,
         "transport": conf["transport"],
         "supported": conf["problem"] is None,
-        "base_url": redact_url(conf["base_url"]) if conf["base_url"] else None,
+        # every query value and the userinfo hidden: any of them may be a credential
+        "base_url": redact(conf["base_url"], url_secrets(conf["base_url"]))
+        if conf["base_url"]
+        else None,
         "settings_sources": conf["sources"],
     }
     if conf["problem"] is not None:

@@ -28,6 +28,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from holon import keys
+from holon.errors import HolonError
 from holon.model.conversation import ProviderFailure
 from holon.safetext import redact_urls
 
@@ -39,6 +40,9 @@ _CONTEXT_TEXT = re.compile(
     re.IGNORECASE,
 )
 _BEARER = re.compile(r"(Bearer\s+)[A-Za-z0-9._~+/=-]+", re.IGNORECASE)
+_KEY_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)$", re.IGNORECASE)
+MESSAGE_CHARS = 600
+MIN_SECRET = 4  # a shorter value would redact ordinary words
 
 
 class Probe:
@@ -74,30 +78,67 @@ def missing_key(provider: str, key_env: str, model_ref: str) -> ProviderFailure:
 
 
 def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
-    """`text` without `secrets`, bearer tokens, or credentials in a URL (user:password@, a
-    key-like query parameter)."""
-    for secret in secrets:
-        if secret and len(secret) >= 4:
+    """`text` without `secrets` (longest first), bearer tokens, or credentials in a URL
+    (user:password@, a key-like query parameter)."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        if secret and len(secret) >= MIN_SECRET:
             text = text.replace(secret, REDACTED)
     return redact_urls(_BEARER.sub(r"\1" + REDACTED, text))
 
 
-def scrub(failure: ProviderFailure) -> ProviderFailure:
+def url_secrets(url: str | None) -> tuple[str, ...]:
+    """What in a configured URL may be a credential, which a server may echo in an error body:
+    the user and password of its userinfo and every query value, each as written, decoded and
+    encoded (a server may echo any of them)."""
+    from urllib.parse import quote, unquote, unquote_plus, urlsplit
+
+    try:
+        parts = urlsplit(url or "")
+    except ValueError:
+        return ()
+    found = [parts.username or "", parts.password or ""]
+    for pair in parts.query.split("&"):
+        name, eq, value = pair.partition("=")
+        found.append(value if eq else name)
+    forms = set()
+    for raw in found:
+        for form in (raw, unquote(raw), unquote_plus(raw), quote(unquote(raw), safe="")):
+            if len(form) >= MIN_SECRET:
+                forms.add(form)
+    return tuple(forms)
+
+
+def known_secrets(base_url: str | None = None) -> tuple[str, ...]:
+    """Every value an error text must not carry: the URL's (url_secrets), the keys in the keys
+    file, and the environment's key-like variables (..._KEY, ..._TOKEN, ..._SECRET)."""
+    import os
+
+    try:
+        stored = tuple(keys.stored_values())
+    except HolonError:  # an unreadable keys file: its values are not known here
+        stored = ()
+    env = tuple(v for k, v in os.environ.items() if _KEY_ENV.search(k) and len(v) >= MIN_SECRET)
+    return url_secrets(base_url) + stored + env
+
+
+def scrub(failure: ProviderFailure, base_url: str | None = None) -> ProviderFailure:
     """A failure as it may be recorded (timeline, events, briefs, stderr): its message and every
-    string of its diagnostics passed through `redact`. The runner scrubs each failure it sees."""
-    failure.message = redact(failure.message)
+    string of its diagnostics passed through `redact`, with every known secret (known_secrets:
+    `base_url` is the provider's). The runner scrubs each failure it sees."""
+    secrets = known_secrets(base_url)
+    failure.message = redact(failure.message, secrets)
     failure.args = (failure.message,)
-    failure.diagnostics = _scrubbed(failure.diagnostics)
+    failure.diagnostics = _scrubbed(failure.diagnostics, secrets)
     return failure
 
 
-def _scrubbed(value: Any) -> Any:
+def _scrubbed(value: Any, secrets: tuple[str, ...]) -> Any:
     if isinstance(value, str):
-        return redact(value)
+        return redact(value, secrets)
     if isinstance(value, dict):
-        return {k: _scrubbed(v) for k, v in value.items()}
+        return {k: _scrubbed(v, secrets) for k, v in value.items()}
     if isinstance(value, list):
-        return [_scrubbed(v) for v in value]
+        return [_scrubbed(v, secrets) for v in value]
     return value
 
 
@@ -228,6 +269,7 @@ def from_exception(
         if status is not None or probe.headers_received
         else "request"
     )
+    secrets = secrets + url_secrets(url) + url_secrets(probe.url)
     diag: dict[str, Any] = {
         "stage": stage,
         "url": redact(probe.url or url or "", secrets) or None,
@@ -248,9 +290,9 @@ def from_exception(
     request_id = _request_id(exc)
     if request_id:
         diag["request_id"] = request_id
-    message = _message(kind, status, exc, body, provider)
+    message = redact(_message(kind, status, exc, body, provider), secrets)[:MESSAGE_CHARS]
     return ProviderFailure(
-        kind, redact(message, secrets), status=status, retry_after_s=retry_after, diagnostics=diag
+        kind, message, status=status, retry_after_s=retry_after, diagnostics=diag
     )
 
 
@@ -288,4 +330,4 @@ def _message(kind: str, status: int | None, exc: BaseException, body: Any, provi
     _code, _type, api_message = error_fields(body)
     detail = api_message or getattr(exc, "message", None) or str(exc) or type(exc).__name__
     head = f"{provider}: {kind}" + (f" (HTTP {status})" if status is not None else "")
-    return f"{head}: {detail}"[:600]
+    return f"{head}: {detail}"[: MESSAGE_CHARS * 4]  # cut again once redacted: never mid-secret

@@ -92,7 +92,7 @@ def run_round(
             try:
                 response = provider.complete(req)
             except ProviderFailure as exc:
-                last = exc = scrub(exc)
+                last = exc = scrub(exc, getattr(provider, "base_url", None))
                 dur = int((time.monotonic() - started) * 1000)
                 if exc.kind == "context_length_exceeded":
                     attempts.append(

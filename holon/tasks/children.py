@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from holon import clock, config, procs
+from holon.agent import lineage
 from holon.agent.admission import admit
 from holon.agent.handle import Agent
 from holon.home import registry
@@ -56,11 +57,9 @@ def max_live_children() -> int:
 
 
 def depth(home: Home) -> int:
-    """0 for a top-level agent, 1 for its child, 2 for a grandchild..."""
-    n, root = 0, home.parent_root
-    while root is not None:
-        n, root = n + 1, Home(root).parent_root
-    return n
+    """0 for an agent the operator made, 1 for one its turns created (a private child or a public
+    agent), 2 below that... (holon.agent.lineage)"""
+    return lineage.depth(home)
 
 
 def parent_of(home: Home) -> Home | None:
@@ -97,6 +96,8 @@ def new_child_id(parent_id: str) -> str:
 
 
 def check_limits(home: Home) -> None:
+    """Refuse a new agent (either preset) that `home` would create past the delegation depth or
+    its live children: its private children and the public agents it created count alike."""
     if depth(home) + 1 > max_depth():
         raise Refused(
             "delegation_depth_exceeded",
@@ -106,14 +107,18 @@ def check_limits(home: Home) -> None:
             depth=depth(home),
             max_depth=max_depth(),
         )
-    live = child_records(home, live_only=True)
-    if len(live) >= max_live_children():
+    live = [r["child_agent_id"] for r in child_records(home, live_only=True)]
+    public = [h.agent_id for h in lineage.live_spawned(home, registry.load())]
+    if len(live) + len(public) >= max_live_children():
         raise Refused(
             "too_many_children",
-            f"agent {home.agent_id} already supervises {len(live)} live children (limit "
+            f"agent {home.agent_id} already has {len(live) + len(public)} live agents it created "
+            f"({len(live)} private children, {len(public)} public agents; limit "
             f"{max_live_children()})",
-            "wait for a child's task_result, or stop one with TaskStop",
-            live_children=[r["child_agent_id"] for r in live],
+            "wait for a child's task_result, or stop one with TaskStop; a public agent it "
+            "created counts until the operator forgets it (`holon agents forget`)",
+            live_children=live,
+            public_agents=public,
         )
 
 

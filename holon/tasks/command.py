@@ -4,6 +4,7 @@ running."""
 from __future__ import annotations
 
 import os
+import shutil
 import time
 
 from holon.agent import budget
@@ -11,6 +12,7 @@ from holon.agent.handle import Agent
 from holon.home.layout import Home
 from holon.ids import new_id
 from holon.sandbox import confine
+from holon.store import crashpoint
 from holon.store.atomic import write_bytes
 from holon.tasks import spawn, store, tracking
 from holon.tasks.outcome import CommandSpec, Finished, Promoted
@@ -105,6 +107,8 @@ def run(
         store.remove_scratch(home, task_id)
         if not store.read_marker(home, task_id):
             tracking.remove(home, task_id)
+            if (store.load(home, task_id) or {}).get("status") not in store.TERMINAL:
+                shutil.rmtree(home.task_dir(task_id), ignore_errors=True)  # it never ran as one
         raise
 
 
@@ -124,9 +128,14 @@ def _finished(run_: spawn.Running) -> Finished:
 def _promote(
     home: Home, spec: CommandSpec, run_: spawn.Running, task_id: str, parent_message_id: str | None
 ) -> Promoted:
+    """Make the running command a task. The record comes first, then its place in the active
+    tasks: from there on a process killed part way leaves a `running` record that the next
+    tick's recovery closes (it stops the command's group, holon.tasks.recovery); killed before
+    the record is durable, the command is an orphan that recovery finds by its scratch exit
+    file and stops. Then the output so far, then the supervisor."""
+    crashpoint.step("task.promote")
     tdir = home.task_dir(task_id)
     initial = b"".join(c for _, c in run_.chunks)
-    write_bytes(tdir / "output.log", initial)
     command = {**spec.metadata(), "output_path": str(tdir / "output.log"), "terminal_reentry": True}
     record = store.new_record(
         home.agent_id,
@@ -140,6 +149,7 @@ def _promote(
         record["model_ref"] = model_ref
     store.save(home, record)
     tracking.add(home, task_id)  # before the supervisor, which removes it when the task ends
+    write_bytes(tdir / "output.log", initial)
     sup_pid = spawn.start_supervisor(home, task_id, run_)
     record["supervisor_pid"] = sup_pid
     spawn.close(run_)

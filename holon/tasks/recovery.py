@@ -24,7 +24,9 @@ unless the supervisor that turn launched is still starting (its marker is then
 awaited). An operator's `holon tool call` promotes without that lock, so its
 record is lost only once older than a promotion takes. Every record is
 checked when `tasks/` changed since the last check (`.holon/tasks.checked`),
-so an idle agent with thousands of finished tasks reads none of them.
+so an idle agent with thousands of finished tasks reads none of them. A
+command with no record at all (its promoter killed before the record was
+durable) is found by its scratch exit file and stopped (`stop_orphans`).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import time
 from holon import clock, jsonfile
 from holon.agent.handle import Agent
 from holon.home.layout import Home
-from holon.procs import NO_PROC, group_members, proc_file, supervises
+from holon.procs import NO_PROC, group_leaders, group_members, proc_file, supervises
 from holon.store.atomic import write_text
 from holon.tasks import childend, children, results, spawn, store, tracking
 
@@ -53,6 +55,7 @@ def recover_tasks(agent: Agent) -> list[str]:
         if _recover_one(agent, task_id, pid):
             recovered.append(task_id)
     found = recovered + _recover_unmarked(agent)
+    stop_orphans(agent)
     sweep_scratch(home)
     tracking.reconcile(agent)
     found += childend.reconcile(agent)
@@ -60,6 +63,33 @@ def recover_tasks(agent: Agent) -> list[str]:
 
 
 SCRATCH_GRACE_S = 3600.0  # longer than any command runs before it is promoted or ends
+
+
+def stop_orphans(agent: Agent) -> list[str]:
+    """Stop each command that runs with no task record, no marker and no live starter: a process
+    killed while it promoted the command, before the record was durable, left it running with
+    nobody to own it. It is found by its wrapper, whose command line names its scratch exit file
+    (holon.tasks.spawn); one whose starter (its parent, a holon process) is alive is a command
+    in the foreground, or being promoted, and is left alone. Lists /proc only for a scratch
+    directory without a record."""
+    home, stopped = agent.home, []
+    try:
+        names = [e.name for e in os.scandir(home.scratch) if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return stopped
+    active = set(store.active_ids(home)) if names else set()
+    for task_id in names:
+        if task_id in active or store.load(home, task_id) is not None:
+            continue
+        exit_file = os.fspath(home.scratch_dir(task_id) / "exit_status").encode()
+        for pid, parent in group_leaders(exit_file):
+            if parent > 1 and b"holon" in proc_file(parent, "cmdline"):
+                break  # its starter runs: a foreground command, or one being promoted now
+            outcome = spawn.kill_group(pid, grace=1.0)
+            store.remove_scratch(home, task_id)
+            agent.event("orphan_command_stopped", task_id=task_id, pid=pid, stop=outcome)
+            stopped.append(task_id)
+    return stopped
 
 
 def sweep_scratch(home: Home) -> None:

@@ -8,18 +8,21 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from holon.agent import workitems, workspaces
+from holon.agent import lineage, profiles, workitems, workspaces
 from holon.agent.admission import admit
 from holon.agent.handle import Agent
 from holon.errors import HolonError
 from holon.home import registry
-from holon.home.init import init_home
-from holon.home.layout import Home
+from holon.home.init import init_home, resolve_template
+from holon.home.layout import AGENT_ID, Home
+from holon.paths import agents_dir
 from holon.store.atomic import write_json
 from holon.tasks import children, childview
 from holon.tools.base import Tool, ToolArgs, ToolContext, ToolFailure, ToolOutput
 
 MAX_MESSAGE_CHARS = 64000
+# shown when set: a public agent another agent created, and an archived child
+LINEAGE_SHOWN = ("lineage_root_agent_id", "lineage_depth", "archived_at")
 
 
 class SpawnAgentArgs(ToolArgs):
@@ -43,7 +46,10 @@ class SpawnAgentArgs(ToolArgs):
         description="The new agent's id (required for public_named; a private child gets one).",
     )
     template: str | None = Field(
-        None, min_length=1, max_length=4096, description="Home template (default holon-default)."
+        None,
+        min_length=1,
+        max_length=64,
+        description="Home template name (default holon-default), not a path.",
     )
     workspace_mode: Literal["inherit", "worktree"] = Field(
         "inherit",
@@ -93,6 +99,14 @@ class SpawnAgent(Tool):
                 details={"field": "initial_message"},
                 recovery_hint="pass initial_message with the delegated task",
             )
+        if args.template is not None and not AGENT_ID.fullmatch(args.template):
+            raise ToolFailure(  # a path would copy any directory holding an AGENTS.md (another
+                "invalid_tool_input",  # agent's home, its keys) into a home the model reads
+                "template must be the name of a built-in template or of one in "
+                "~/.agents/templates, not a path",
+                details={"field": "template"},
+                recovery_hint="omit template for holon-default, or name a template",
+            )
         if args.preset == "public_named" and args.agent_id is None:
             raise ToolFailure(
                 "invalid_tool_input",
@@ -138,13 +152,37 @@ class SpawnAgent(Tool):
         )
 
     def _public(self, ctx: ToolContext, args: SpawnAgentArgs) -> ToolOutput:
+        """A public agent bound by this one (holon.agent.lineage): refused to a supervised agent
+        (a private child reports to its parent, it does not found agents of its own); for any
+        other, it takes one of this agent's live-children places, a level of its delegation
+        depth, and its tokens count against this agent's daily budget, up to the lineage root."""
+        if (
+            ctx.home.parent_root is not None
+            or profiles.preset_of(ctx.home) != profiles.PUBLIC_NAMED
+        ):
+            raise children.Refused(
+                "public_spawn_refused",
+                f"agent {ctx.agent.id} is supervised by its parent and cannot create public agents",
+                "spawn a private_child for delegated work, or end the turn with your result: "
+                "your parent decides what runs next",
+                preset="public_named",
+            )
         agent_id = registry.check_agent_id(args.agent_id or "")
+        children.check_limits(ctx.home)
+        resolve_template(args.template or "holon-default")  # refused before anything is written
+        if agent_id in registry.load():
+            raise children.Refused(
+                "agent_exists", f"an agent {agent_id!r} already exists", "choose another agent_id"
+            )
+        lineage.record_spawn(ctx.home, agent_id, agents_dir() / agent_id)  # log, then create
         home = init_home(
             None,
             agent_id,
             args.template or "holon-default",
             parent_agent_id=ctx.agent.id,
+            lineage=lineage.new_public_lineage(ctx.home),
         )
+        ctx.agent.event("public_agent_spawned", agent_id=agent_id, home=str(home.root))
         attached = workspaces.read(ctx.home).get("attached") or {}
         if attached:  # the attached set only: never the active workspace or its worktree
             new = Agent(home)
@@ -161,7 +199,11 @@ class SpawnAgent(Tool):
                 source="bootstrap",
                 metadata={"created_by": ctx.agent.id},
             )
-        return ToolOutput(f"created public agent {agent_id}", {"agent_id": agent_id})
+        return ToolOutput(
+            f"created public agent {agent_id}; it counts against this agent's delegation limits "
+            "and daily token budget",
+            {"agent_id": agent_id},
+        )
 
 
 class AgentGet(Tool):
@@ -217,7 +259,7 @@ def agent_summary(agent: Agent) -> dict[str, Any]:
                 "lineage_parent_agent_id",
             )
         }
-        | ({"archived_at": ident["archived_at"]} if ident.get("archived_at") else {}),
+        | {k: ident[k] for k in LINEAGE_SHOWN if ident.get(k) is not None},
         "status": state.status.value,
         "closure": (state.closure or {}).get("outcome"),
         "waiting_reason": (state.closure or {}).get("waiting_reason"),

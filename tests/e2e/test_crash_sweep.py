@@ -272,6 +272,82 @@ def _wait_tasks(world: World, timeout: float = 10.0) -> None:
         world.holon("tick", "a")
 
 
+LONG = [
+    {
+        "tool_calls": [
+            {
+                "name": "ExecCommand",
+                "arguments": {
+                    "cmd": "echo started; sleep 600; echo EFFECTS",
+                    "login": False,
+                    "yield_time_ms": 50,
+                },
+            }
+        ]
+    },
+    {"text": "started"},
+    {"text": "task finished"},
+]
+
+
+def _command_groups(effects: Path) -> set[int]:
+    """Process groups running a world's command: its wrapper's command line names the world's
+    effects path."""
+    needle = str(effects).encode()
+    groups = set()
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
+            stat = Path(f"/proc/{name}/stat").read_bytes()
+        except OSError:
+            continue
+        rest = stat[stat.rfind(b")") + 2 :].split()
+        if needle in cmdline and rest[0] != b"Z":
+            groups.add(int(rest[2]))
+    return groups
+
+
+def _stop(groups: set[int]) -> None:
+    for pgid in groups:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def test_a_tick_killed_while_it_promotes_leaves_no_command_unaccounted(tmp_path):
+    """Killed at each step of a promotion (before the record, while the record, the active
+    list or the output so far is written, before the supervisor): after the next tick the
+    command either has a task record whose end is recorded, or it is not running."""
+    base = World(tmp_path / "base", LONG)
+    base.holon("prompt", "a", "--no-wait", "start it")
+    names = steps(base, tmp_path, "tick", "a")
+    _stop(_command_groups(tmp_path / "traced" / "effects.txt"))  # the traced run's command
+    first = names.index("task.promote") + 1
+    for k in range(first, first + 8):
+        world = base.copy(tmp_path / f"o{k}")
+        try:
+            crash(world, f"{k}", "tick", "a")
+            recover(world)
+            running = _command_groups(world.effects)
+            records = [
+                json.loads(t.read_text())
+                for t in (world.home / ".holon" / "tasks").glob("*/task.json")
+            ]
+            if running:  # a task owns it: its end is recorded when it ends
+                (rec,) = records
+                assert rec["status"] == "running", (k, rec)
+                _stop(running)
+                _wait_tasks(world)
+                done = world.home / ".holon" / "tasks" / rec["id"] / "task.json"
+                rec = json.loads(done.read_text())
+                assert rec["status"] in ("failed", "completed", "cancelled"), (k, rec)
+            assert all(r["status"] != "running" for r in records if not running), (k, records)
+            check_home(world)
+        finally:
+            _stop(_command_groups(world.effects))
+
+
 TIMER = ("timer", "create", "a", "--after", "1m", "--text", "ring")
 
 

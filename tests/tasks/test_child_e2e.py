@@ -184,7 +184,7 @@ def test_child_tokens_count_against_the_parent_budget(tmp_path):
     holon("tick", "--all", check=False)
     (done,) = task_records(parent)
     assert done["status"] == "failed", done
-    assert "supervises this agent" in done["output_summary"]
+    assert "which created this agent, is spent" in done["output_summary"]
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -238,3 +238,28 @@ def test_worktree_child_edits_and_commits_while_the_parent_checkout_stays(tmp_pa
     cleanup = rec["worktree"]["cleanup"]
     assert cleanup["removed"] is True and cleanup["retained_reason"] == "branch_retained"
     assert not Path(tree["path"]).parent.exists()  # $HOLON_HOME/worktrees/<child>/ went too
+
+
+def test_one_tick_all_until_idle_runs_a_whole_delegation_round_trip(tmp_path):
+    """`holon tick --all --until-idle` keeps passing until no agent has runnable work: the
+    parent's spawn, the child created in that pass, the task_result it wakes the parent with."""
+    parent = init_agent("p")
+    model = write_script(tmp_path / "parent.jsonl", [SPAWN, {"text": "spawned"}])
+    holon("prompt", "p", "delegate the count", "--no-wait", "--model", model)
+    # the child, and the parent's task_result turn, run the runtime default (each its own cursor)
+    child_model = write_script(tmp_path / "child.jsonl", [{"text": "there are 3 files"}])
+    os.environ["HOLON_MODEL"] = child_model
+    try:
+        holon("tick", "--all", "--until-idle")
+    finally:
+        del os.environ["HOLON_MODEL"]
+    (done,) = task_records(parent)
+    assert done["status"] == "completed" and done["output_summary"] == "there are 3 files"
+    (result,) = [m for m in records(dot(parent) / "ledger" / "messages.jsonl") if m["task_id"]]
+    assert result["kind"] == "task_result"
+    briefs = records(dot(parent) / "ledger" / "briefs.jsonl")
+    assert [b["text"] for b in briefs] == ["spawned", "there are 3 files"]
+    assert briefs[-1]["related_message_id"] == result["id"]  # the parent consumed it
+    for home in (parent, Path(done["child_home"])):
+        queue = dot(home) / "queue"
+        assert not [p for d in ("new", "cur") for p in (queue / d).glob("*")], home
