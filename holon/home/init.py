@@ -74,24 +74,9 @@ def init_home(
     `child` is supervised by it); `model_override`: the model it starts with (a child inherits
     its parent's); `lineage`: the lineage fields of a public agent another agent's turn created
     (holon.agent.lineage.new_public_lineage)."""
-    if path is None:
-        agent_id = registry.check_agent_id(agent_id or DEFAULT_AGENT_ID)
-        root = agents_dir() / agent_id
-    else:
-        root = Path(path).expanduser().absolute()
-        agent_id = registry.check_agent_id(agent_id or root.name)
+    root, agent_id = _new_root(path, agent_id)
     if kind is None:
         kind = "default" if agent_id == DEFAULT_AGENT_ID else "named"
-    if agent_id in registry.load() and is_home(registry.load()[agent_id]):
-        raise AlreadyExists(
-            f"agent {agent_id!r} already exists at {registry.load()[agent_id]}",
-            hint="choose another --agent-id, or use the existing agent",
-        )
-    if root.exists() and (not root.is_dir() or any(root.iterdir())):
-        raise AlreadyExists(
-            f"{root} already exists and is not empty",
-            hint="an existing home is never overwritten; choose a new PATH",
-        )
     source, provenance = resolve_template(template)
     if path is None:  # holon's own directories: $HOLON_HOME (when holon makes it) and agents/
         os.makedirs(root.parent.parent, mode=DIR_MODE, exist_ok=True)
@@ -121,6 +106,27 @@ def init_home(
         raise
     registry.register(agent_id, root)
     return Home(root, agent_id)
+
+
+def _new_root(path: str | None, agent_id: str | None) -> tuple[Path, str]:
+    """Where the new home goes and its id; refused when the id or the place is taken."""
+    if path is None:
+        agent_id = registry.check_agent_id(agent_id or DEFAULT_AGENT_ID)
+        root = agents_dir() / agent_id
+    else:
+        root = Path(path).expanduser().absolute()
+        agent_id = registry.check_agent_id(agent_id or root.name)
+    if agent_id in registry.load() and is_home(registry.load()[agent_id]):
+        raise AlreadyExists(
+            f"agent {agent_id!r} already exists at {registry.load()[agent_id]}",
+            hint="choose another --agent-id, or use the existing agent",
+        )
+    if root.exists() and (not root.is_dir() or any(root.iterdir())):
+        raise AlreadyExists(
+            f"{root} already exists and is not empty",
+            hint="an existing home is never overwritten; choose a new PATH",
+        )
+    return root, agent_id
 
 
 def _remove_dead_staging(root: Path) -> None:
