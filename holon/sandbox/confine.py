@@ -27,10 +27,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from holon import paths
+from holon import paths, procguard
 from holon.errors import HolonError, OperationFailed
 from holon.home.layout import Home
-from holon.sandbox import landlock, mountns
+from holon.sandbox import caps, landlock, mountns
 from holon.sandbox.policy import Policy, command_env, read
 
 TEMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
@@ -163,6 +163,7 @@ def around(root: str, protected: list[str]) -> list[str]:
 def prepare(home: Home, *, execution_root: Path, workdir: Path, scratch: Path) -> Confinement:
     """The confinement for one command of `home`; `scratch` must exist."""
     policy = read(home)
+    procguard.undumpable()  # this process starts the command: its environment is not the command's
     env = command_env(dict(os.environ), policy, home)
     if policy.mode == "read-only":
         env["TMPDIR"] = str(scratch)
@@ -217,8 +218,8 @@ def _linux(
     home: Home, policy: Policy, env: dict[str, str], root: Path, workdir: Path, scratch: Path
 ) -> Confinement:
     abi = landlock.abi()
-    if abi == 0:
-        return Confinement(policy, env, "none")  # full-access, network allowed: chosen
+    if abi == 0:  # full-access, network allowed: chosen; still no capability to read others
+        return Confinement(policy, env, "none", preexec=caps.drop)
     scratch_s, workdir_s = _real(scratch), str(workdir)
     protected = protected_paths(home)
     roots = writable_roots(policy, root, home)
@@ -263,6 +264,7 @@ def _linux(
                 mountns.mask(path)
             os.chdir(workdir_s)
         landlock.restrict(fd)
+        caps.drop()
 
     enforcement = "landlock+mountns" if use_ns else "landlock"
     return Confinement(policy, env, enforcement, preexec=preexec, ruleset=ruleset)

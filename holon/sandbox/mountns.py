@@ -14,6 +14,7 @@ import ctypes
 import os
 
 _CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
+_PR_SET_DUMPABLE = 4
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 1024, 2048, 1 << 21
@@ -58,9 +59,14 @@ def enter() -> None:
         _call(_lib().unshare(_CLONE_NEWNS), "unshare")
     else:
         _call(_lib().unshare(_CLONE_NEWUSER | _CLONE_NEWNS), "unshare")
+        # a non-dumpable process (holon.procguard) cannot open its own /proc files for writing;
+        # dumpable only while the maps are written: the new user namespace already keeps every
+        # process outside it from reading this one
+        _call(_lib().prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0), "prctl")
         _write("/proc/self/setgroups", "deny")
         _write("/proc/self/uid_map", f"{uid} {uid} 1")
         _write("/proc/self/gid_map", f"{gid} {gid} 1")
+        _call(_lib().prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0), "prctl")
     _mount(None, "/", MS_REC | MS_PRIVATE)
 
 
