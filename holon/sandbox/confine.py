@@ -90,9 +90,17 @@ def protected_paths(home: Home) -> list[str]:
 
 
 def secret_files(home: Home) -> list[str]:
-    """Files no command may read: holon's provider keys and the key that seals admitted messages
-    (holon.agent.seal). Masked in a mount namespace (seatbelt: denied); Landlock alone cannot."""
-    return [_real(paths.holon_home() / "keys.json"), _real(home.admission_key)]
+    """Files no command may read: holon's provider keys and the keys that seal admitted messages
+    (holon.agent.seal) of the agent and of the agents above a private child. In a mount
+    namespace $HOLON_HOME is hidden whole and these are masked where still visible (seatbelt:
+    denied); Landlock alone cannot."""
+    found = [_real(paths.holon_home() / "keys.json"), _real(home.admission_key)]
+    above = home.parent_root
+    while above is not None:
+        parent = Home(above)
+        found.append(_real(parent.admission_key))
+        above = parent.parent_root
+    return found
 
 
 def linked_git_dir(root: Path) -> str | None:
@@ -112,6 +120,27 @@ def linked_git_dir(root: Path) -> str | None:
     except OSError:
         return None
     return _real(gitdir / common)
+
+
+def _under_any(path: str, roots: list[str]) -> bool:
+    return any(_inside(path, r) for r in roots)
+
+
+def kept_in_holon_home(home: Home, hidden: str, wanted: list[str]) -> list[str]:
+    """What a command still sees of $HOLON_HOME (`hidden`, covered whole in its mount namespace):
+    the directories of `wanted` (its execution, scratch and writable roots), its own home and
+    its managed worktrees that lie beneath it, outermost only. Neither the keys, the registry,
+    the config and logs nor any other agent's home: a private child sees its own home, not its
+    parent's. A fixed number of mounts, whatever the number of agents."""
+    wanted = [*wanted, _real(home.root), _real(paths.worktrees_dir() / home.agent_id)]
+    found = sorted(
+        {w for w in wanted if _inside(w, hidden) and w != hidden and os.path.isdir(w)}, key=len
+    )
+    out: list[str] = []
+    for w in found:
+        if not _under_any(w, out):
+            out.append(w)
+    return out
 
 
 def writable_roots(policy: Policy, execution_root: Path, home: Home | None = None) -> list[str]:
@@ -224,8 +253,15 @@ def _linux(
     protected = protected_paths(home)
     roots = writable_roots(policy, root, home)
     inside = [p for p in protected if any(_inside(p, r) for r in roots)]
-    masked = [k for k in secret_files(home) if os.path.isfile(k)]
-    use_ns = bool(inside or masked) and mountns.available()
+    hidden = _real(paths.holon_home())
+    keep = kept_in_holon_home(home, hidden, [_real(root), scratch_s, *roots])
+    cover = os.path.isdir(hidden)
+    masked = [
+        k
+        for k in secret_files(home)
+        if os.path.isfile(k) and not (cover and _inside(k, hidden) and not _under_any(k, keep))
+    ]
+    use_ns = bool(inside or masked or cover) and mountns.available()
     ruleset = landlock.Ruleset(abi, deny_tcp=policy.network == "deny")
     try:
         everything = landlock.handled_fs(abi)
@@ -262,6 +298,8 @@ def _linux(
                 mountns.bind(path, read_only=True)
             for path in masked:
                 mountns.mask(path)
+            if cover:
+                mountns.cover(hidden, keep)
             os.chdir(workdir_s)
         landlock.restrict(fd)
         caps.drop()

@@ -39,9 +39,13 @@ def _call(result: int, what: str) -> None:
         raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
-def _mount(source: str | None, target: str, flags: int) -> None:
+def _mount(
+    source: str | None, target: str, flags: int, fstype: str | None = None, data: str = ""
+) -> None:
     src = source.encode() if source is not None else None
-    _call(_lib().mount(src, target.encode(), None, ctypes.c_ulong(flags), None), f"mount {target}")
+    kind = fstype.encode() if fstype is not None else None
+    opts = data.encode() if data else None
+    _call(_lib().mount(src, target.encode(), kind, ctypes.c_ulong(flags), opts), f"mount {target}")
 
 
 def _write(path: str, text: str) -> None:
@@ -88,6 +92,24 @@ def bind(path: str, *, read_only: bool) -> None:
 def mask(path: str) -> None:
     """Hide a file's content: `/dev/null` bound over it (reads are empty, writes vanish)."""
     _mount("/dev/null", path, MS_BIND)
+
+
+def cover(path: str, keep: list[str]) -> None:
+    """Hide everything beneath the directory `path` behind an empty read-only tmpfs, then bind
+    back each directory of `keep` (absolute paths beneath `path`, none inside another) with the
+    mounts made beneath it so far: what is not kept is absent by name, whatever is later created
+    or renamed there. The sources are held open (O_PATH) before the tmpfs covers them."""
+    fds = [os.open(k, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC) for k in keep]
+    try:
+        _mount("holon-hidden", path, MS_NOSUID | MS_NODEV | MS_NOEXEC, "tmpfs", "mode=0755")
+        for k in keep:
+            os.makedirs(k, mode=0o755, exist_ok=True)
+        _mount(None, path, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "tmpfs")
+        for k, fd in zip(keep, fds, strict=True):
+            _mount(f"/proc/self/fd/{fd}", k, MS_BIND | MS_REC)
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 
 def available() -> bool:

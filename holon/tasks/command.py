@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import time
 
-from holon.agent import budget
+from holon.agent import budget, seal
 from holon.agent.handle import Agent
 from holon.home.layout import Home
 from holon.ids import new_id
@@ -50,6 +50,7 @@ def run(
     command starts under its supervisor (holon.tasks.terminal).
     """
     reap_handed_over()
+    seal.ensure_key(home)  # before the command: its mask then holds the key for good
     if spec.tty:
         from holon.tasks import terminal
 
