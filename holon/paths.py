@@ -30,3 +30,9 @@ def registry_path() -> Path:
 def worktrees_dir() -> Path:
     """Managed git worktrees: `worktrees/<agent_id>/<name>` (writable by that agent's commands)."""
     return holon_home() / "worktrees"
+
+
+def runs_dir() -> Path:
+    """Temporary agents of `holon run`: `run/holon-run-*/agent` (mode 0700), hidden with the rest
+    of HOLON_HOME from every other agent's commands."""
+    return holon_home() / "run"

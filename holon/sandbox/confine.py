@@ -181,6 +181,8 @@ def around(root: str, protected: list[str]) -> list[str]:
         if entry.is_symlink():
             continue
         path = os.path.join(root, entry.name)
+        if any(_inside(path, p) for p in inner):
+            continue  # protected itself, whatever lies beneath it
         if any(_inside(p, path) for p in inner):
             if entry.is_dir(follow_symlinks=False):
                 out += around(path, inner)
@@ -262,6 +264,9 @@ def _linux(
         if os.path.isfile(k) and not (cover and _inside(k, hidden) and not _under_any(k, keep))
     ]
     use_ns = bool(inside or masked or cover) and mountns.available()
+    # without a mount namespace nothing is hidden, but every other agent's place in $HOLON_HOME
+    # stays out of the write grants: granted entry by entry around it, like `.holon/`
+    fenced = [*protected, hidden] if cover else protected
     ruleset = landlock.Ruleset(abi, deny_tcp=policy.network == "deny")
     try:
         everything = landlock.handled_fs(abi)
@@ -271,7 +276,7 @@ def _linux(
             if use_ns:
                 ruleset.allow(r, everything)
                 continue
-            for path in around(r, protected):
+            for path in around(r, protected if _under_any(r, keep) else fenced):
                 try:
                     ruleset.allow(path, everything)
                 except FileNotFoundError:  # removed since the directory was listed
@@ -324,6 +329,8 @@ def describe(home: Home) -> dict:
         else:
             out["enforcement"] = "landlock+mountns" if out["mount_namespace"] else "landlock"
     out["protected"] = protected_paths(home)
+    hides = out["enforcement"] in ("landlock+mountns", "seatbelt")
+    out["hidden"] = [_real(paths.holon_home())] if hides else []  # save the agent's own places
     out["scratch"] = str(home.scratch)
     out["temp_dirs"] = [d for d in TEMP_DIRS if os.path.isdir(d)] or [tempfile.gettempdir()]
     return out

@@ -251,3 +251,37 @@ def test_an_unprivileged_user_reads_no_ancestor_and_no_other_agent(tmp_path):
         assert tool and all(r["environ"].startswith("denied") for r in tool), rows
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+@needs_mountns
+def test_a_holon_run_agent_is_out_of_other_agents_reach(holon, tmp_path, call, script):
+    homes = _agents(holon, "a", "b")
+    proc = holon("run", "go", "--keep", "--json", "--model", script({"text": "ran"}))
+    assert proc.returncode == 0, proc.stderr
+    run_home = Path(json.loads(proc.stdout)["home"])
+    key = (run_home / ".holon/admission.key").read_text().strip()
+    cmd = f"cat {run_home}/.holon/admission.key; echo x > {run_home}/.holon/queue/new/f"
+    code, env = call(homes["a"], "ExecCommand", {"cmd": cmd, "login": False})
+    out = env["result"]["stdout_preview"] + env["result"]["stderr_preview"]
+    assert key not in out and not (run_home / ".holon/queue/new/f").exists()
+
+
+def test_without_a_mount_namespace_no_other_agent_is_writable(holon, monkeypatch):
+    homes = _agents(holon, "a", "b")
+    monkeypatch.setattr(mountns, "_available", False)
+    from holon.home.layout import Home
+    from holon.sandbox import confine
+    from holon.tasks import command
+
+    a, b = Home(homes["a"]), homes["b"]
+    cmd = f"echo x > {b}/.holon/queue/new/f; echo planted-by-a > {b}/AGENTS.md; echo n > notes/n.md"
+    spec = command.CommandSpec(cmd, a.root, "/bin/sh", False, False, False, 5000, a.root)
+    fin = command.run(a, spec)
+    assert fin.stderr.count("Permission denied") == 2, fin.stderr
+    assert (
+        not (b / ".holon/queue/new/f").exists()
+        and "planted-by-a" not in (b / "AGENTS.md").read_text()
+    )
+    assert (a.root / "notes/n.md").read_text() == "n\n"  # its own home stays writable
+    doc = confine.describe(a)
+    assert doc["enforcement"] == "landlock" and doc["hidden"] == []
