@@ -206,11 +206,15 @@ def prepare(home: Home, *, execution_root: Path, workdir: Path, scratch: Path) -
 
         if not _has_sandbox_exec():
             return Confinement(policy, env, "none")  # full-access, network allowed: chosen
+        writable = writable_roots(policy, execution_root, home) + [_real(scratch)]
+        hidden = _real(paths.holon_home())
         profile = seatbelt.profile(
             policy,
-            writable=writable_roots(policy, execution_root, home) + [_real(scratch)],
+            writable=writable,
             protected=protected_paths(home),
             masked=secret_files(home),
+            hidden=hidden,
+            kept=kept_in_holon_home(home, hidden, [_real(execution_root), *writable]),
         )
         return Confinement(policy, env, "seatbelt", argv_prefix=[SANDBOX_EXEC, "-p", profile])
     return _linux(home, policy, env, execution_root, workdir, scratch)
