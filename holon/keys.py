@@ -65,6 +65,7 @@ def lookup(name: str) -> str | None:
     it (a corrupt keys file counts as not having it: the caller reports the missing key)."""
     value = os.environ.get(name)
     if value:
+        undumpable()  # whatever the variable is called, this process now holds a key
         return value
     try:
         return _read().get(name) or None

@@ -103,6 +103,18 @@ def secret_files(home: Home) -> list[str]:
     return found
 
 
+def block_devices() -> list[str]:
+    """The disks' device nodes (/dev/vda, ...), masked for root's commands: reading a disk needs
+    no capability, only the node's mode, and a filesystem reader on it (debugfs) finds a hidden
+    file by name. Another user has no right to them anyway."""
+    try:
+        names = os.listdir("/sys/class/block")
+    except OSError:
+        return []
+    found = (os.path.join("/dev", n) for n in names if "/" not in n)
+    return sorted(p for p in found if os.path.exists(p))
+
+
 def linked_git_dir(root: Path) -> str | None:
     """The common git directory of a linked worktree at `root` (its `.git` is a file naming
     `<main>/.git/worktrees/<name>`): commits made in the worktree write there."""
@@ -268,6 +280,8 @@ def _linux(
         if os.path.isfile(k) and not (cover and _inside(k, hidden) and not _under_any(k, keep))
     ]
     use_ns = bool(inside or masked or cover) and mountns.available()
+    if use_ns and os.getuid() == 0:
+        masked += block_devices()
     # without a mount namespace nothing is hidden, but every other agent's place in $HOLON_HOME
     # stays out of the write grants: granted entry by entry around it, like `.holon/`
     fenced = [*protected, hidden] if cover else protected

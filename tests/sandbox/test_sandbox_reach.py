@@ -285,3 +285,24 @@ def test_without_a_mount_namespace_no_other_agent_is_writable(holon, monkeypatch
     assert (a.root / "notes/n.md").read_text() == "n\n"  # its own home stays writable
     doc = confine.describe(a)
     assert doc["enforcement"] == "landlock" and doc["hidden"] == []
+
+
+@needs_mountns
+@pytest.mark.skipif(os.getuid() != 0, reason="only root may read a disk's device node")
+def test_root_reads_no_disk_beneath_the_hidden_files(home, call):
+    from holon.sandbox import confine
+
+    disks = [d for d in confine.block_devices() if _readable(d)]
+    if not disks:
+        pytest.skip("no disk device this process can read (a VM may refuse even root)")
+    cmd = "; ".join(f"head -c 4096 {d} | wc -c" for d in disks)
+    code, env = call(home, "ExecCommand", {"cmd": cmd, "login": False})
+    assert env["result"]["stdout_preview"].split() == ["0"] * len(disks)
+
+
+def _readable(device: str) -> bool:
+    try:
+        with open(device, "rb") as fh:
+            return len(fh.read(1)) == 1
+    except OSError:
+        return False
