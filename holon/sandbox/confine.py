@@ -70,12 +70,7 @@ def protected_paths(home: Home) -> list[str]:
     """What no command may write: the agent's `.holon/`, those of the agents above a private
     child, and holon's own files in $HOLON_HOME (config, keys, registry, logs), not the agent
     homes nor the managed worktrees kept there."""
-    found = [_real(home.dot)]
-    above = home.parent_root  # a private child's home lies in its parent's `.holon/`
-    while above is not None:
-        parent = Home(above)
-        found.append(_real(parent.dot))
-        above = parent.parent_root
+    found = [_real(agent.dot) for agent in lineage(home)]
     try:
         entries = list(os.scandir(paths.holon_home()))
     except OSError:
@@ -94,13 +89,8 @@ def secret_files(home: Home) -> list[str]:
     (holon.agent.seal) of the agent and of the agents above a private child. In a mount
     namespace $HOLON_HOME is hidden whole and these are masked where still visible (seatbelt:
     denied); Landlock alone cannot."""
-    found = [_real(paths.holon_home() / "keys.json"), _real(home.admission_key)]
-    above = home.parent_root
-    while above is not None:
-        parent = Home(above)
-        found.append(_real(parent.admission_key))
-        above = parent.parent_root
-    return found
+    keys = _real(paths.holon_home() / "keys.json")
+    return [keys, *(_real(agent.admission_key) for agent in lineage(home))]
 
 
 def block_devices() -> list[str]:
@@ -138,15 +128,33 @@ def _under_any(path: str, roots: list[str]) -> bool:
     return any(_inside(path, r) for r in roots)
 
 
+def lineage(home: Home) -> list[Home]:
+    """The agent and the agents above it (a private child lives in its parent's `.holon/`)."""
+    out = [home]
+    while out[-1].parent_root is not None:
+        out.append(Home(out[-1].parent_root))
+    return out
+
+
 def kept_in_holon_home(home: Home, hidden: str, wanted: list[str]) -> list[str]:
     """What a command still sees of $HOLON_HOME (`hidden`, covered whole in its mount namespace):
     the directories of `wanted` (its execution, scratch and writable roots), its own home and
-    its managed worktrees that lie beneath it, outermost only. Neither the keys, the registry,
-    the config and logs nor any other agent's home: a private child sees its own home, not its
-    parent's. A fixed number of mounts, whatever the number of agents."""
-    wanted = [*wanted, _real(home.root), _real(paths.worktrees_dir() / home.agent_id)]
+    its managed worktrees, outermost only, and only where they lie in its lineage's homes or
+    worktrees (a private child works in its parent's workspace; its `.holon/` stays read-only
+    and its key masked). Neither the keys, the registry, the config and logs nor any other
+    agent's home, whatever the workspace names. A fixed number of mounts, whatever the number of
+    agents."""
+    mine = [_real(paths.worktrees_dir() / home.agent_id), _real(home.root)]
+    bases = [*mine]
+    for agent in lineage(home)[1:]:
+        bases += [_real(agent.root), _real(paths.worktrees_dir() / agent.agent_id)]
     found = sorted(
-        {w for w in wanted if _inside(w, hidden) and w != hidden and os.path.isdir(w)}, key=len
+        {
+            w
+            for w in [*wanted, *mine]
+            if _inside(w, hidden) and w != hidden and _under_any(w, bases) and os.path.isdir(w)
+        },
+        key=len,
     )
     out: list[str] = []
     for w in found:

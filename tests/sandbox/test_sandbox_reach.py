@@ -306,3 +306,16 @@ def _readable(device: str) -> bool:
             return len(fh.read(1)) == 1
     except OSError:
         return False
+
+
+@needs_mountns
+def test_a_writable_root_in_another_agents_home_shows_nothing_of_it(holon, call):
+    homes = _agents(holon, "a", "b")
+    b = homes["b"]
+    proc = holon("sandbox", "set", "a", "workspace-write", "--writable-root", str(b))
+    assert proc.returncode == 0, proc.stderr
+    key = (b / ".holon/admission.key").read_text().strip()
+    cmd = f"cat {b}/.holon/admission.key; echo x > {b}/.holon/queue/new/f; echo x > {b}/p.txt"
+    code, env = call(homes["a"], "ExecCommand", {"cmd": cmd, "login": False})
+    assert key not in json.dumps(env)
+    assert not (b / ".holon/queue/new/f").exists() and not (b / "p.txt").exists()
