@@ -50,7 +50,8 @@ def run(
     command starts under its supervisor (holon.tasks.terminal).
     """
     reap_handed_over()
-    seal.ensure_key(home)  # before the command: its mask then holds the key for good
+    if home.dot.is_dir():  # before the command: its mask then holds the key for good
+        seal.ensure_key(home)
     if spec.tty:
         from holon.tasks import terminal
 
