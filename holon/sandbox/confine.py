@@ -93,6 +93,16 @@ def secret_files(home: Home) -> list[str]:
     return [keys, *(_real(agent.admission_key) for agent in lineage(home))]
 
 
+def credential_dirs(hidden: str) -> list[str]:
+    """Other directories holding a provider's credentials, hidden whole like $HOLON_HOME: the
+    Codex CLI's home when it holds an auth.json (it rewrites the file when it refreshes)."""
+    auth = paths.codex_auth_file()
+    if not auth.is_file():
+        return []
+    found = _real(auth.parent)
+    return [] if _inside(found, hidden) or found == "/" else [found]
+
+
 def block_devices() -> list[str]:
     """The disks' device nodes (/dev/vda, ...), masked for root's commands: reading a disk needs
     no capability, only the node's mode, and a filesystem reader on it (debugfs) finds a hidden
@@ -287,7 +297,8 @@ def _linux(
         for k in secret_files(home)
         if os.path.isfile(k) and not (cover and _inside(k, hidden) and not _under_any(k, keep))
     ]
-    use_ns = bool(inside or masked or cover) and mountns.available()
+    creds = credential_dirs(hidden)
+    use_ns = bool(inside or masked or cover or creds) and mountns.available()
     if use_ns and os.getuid() == 0:
         masked += block_devices()
     # without a mount namespace nothing is hidden, but every other agent's place in $HOLON_HOME
@@ -331,6 +342,8 @@ def _linux(
                 mountns.mask(path)
             if cover:
                 mountns.cover(hidden, keep)
+            for path in creds:
+                mountns.cover(path, [])
             os.chdir(workdir_s)
         landlock.restrict(fd)
         caps.drop()

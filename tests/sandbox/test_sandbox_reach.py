@@ -319,3 +319,19 @@ def test_a_writable_root_in_another_agents_home_shows_nothing_of_it(holon, call)
     code, env = call(homes["a"], "ExecCommand", {"cmd": cmd, "login": False})
     assert key not in json.dumps(env)
     assert not (b / ".holon/queue/new/f").exists() and not (b / "p.txt").exists()
+
+
+@needs_mountns
+def test_the_codex_sign_in_is_hidden(home, holon, tmp_path):
+    codex = tmp_path / "codex-home"
+    codex.mkdir()
+    token = f"codex-token-{uuid.uuid4().hex}"
+    (codex / "auth.json").write_text(json.dumps({"tokens": {"access_token": token}}))
+    args = {"cmd": f"cat {codex}/auth.json; ls {codex}", "login": False}
+    env = subprocess_env(CODEX_HOME=str(codex))
+    proc = holon("tool", "call", str(home), "ExecCommand", "--input", json.dumps(args), env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        token not in proc.stdout
+        and "auth.json" in json.loads(proc.stdout)["result"]["stderr_preview"]
+    )
