@@ -18,9 +18,11 @@ def _dumpable_after(environ: dict[str, str]) -> int:
     """In a forked child: guard_environment(environ), then PR_GET_DUMPABLE as the exit code."""
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child exits at once
+        libc = ctypes.CDLL(None)
+        libc.prctl(4, 1, 0, 0, 0)  # dumpable, whatever this test process became before
         procguard._done = False
         procguard.guard_environment(environ)
-        os._exit(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))
+        os._exit(libc.prctl(3, 0, 0, 0, 0))
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status)
 
