@@ -344,6 +344,7 @@ def _linux(
                 mountns.cover(hidden, keep)
             for path in creds:
                 mountns.cover(path, [])
+            mountns.private_proc()
             os.chdir(workdir_s)
         landlock.restrict(fd)
         caps.drop()

@@ -15,6 +15,7 @@ import os
 
 _CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
 _PR_SET_DUMPABLE = 4
+_PROC_OPTIONS = "hidepid=2,gid=2147483646"
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 1024, 2048, 1 << 21
@@ -110,6 +111,21 @@ def cover(path: str, keep: list[str]) -> None:
     finally:
         for fd in fds:
             os.close(fd)
+
+
+def private_proc() -> bool:
+    """Mount a procfs of its own over /proc with hidepid=2: a process the command may not
+    ptrace (every holon process, every process with capabilities it lacks) is absent from it,
+    command line included (`holon keys set NAME VALUE` carries a key there). Root only: another
+    user's namespace does not own the PID namespace. False when the kernel refuses it."""
+    if os.getuid() != 0:
+        return False
+    try:
+        # gid: the group exempt from hidepid (default 0, root's own): one nobody is in
+        _mount("proc", "/proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "proc", _PROC_OPTIONS)
+    except OSError:
+        return False
+    return True
 
 
 def available() -> bool:
