@@ -25,6 +25,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 
 from holon import paths, procguard
@@ -91,6 +92,14 @@ def secret_files(home: Home) -> list[str]:
     denied); Landlock alone cannot."""
     keys = _real(paths.holon_home() / "keys.json")
     return [keys, *(_real(agent.admission_key) for agent in lineage(home))]
+
+
+def sibling_covers(home: Home) -> list[tuple[str, str]]:
+    """For each agent above a private child: its children directory and the one home in it on
+    the way down to this agent. Covered so, the other children there (their queues and admission
+    keys) are absent by name, however many there are or are made later."""
+    pairs = pairwise(lineage(home))
+    return [(_real(above.children_dir), _real(below.root)) for below, above in pairs]
 
 
 def credential_dirs(hidden: str) -> list[str]:
@@ -298,7 +307,8 @@ def _linux(
         if os.path.isfile(k) and not (cover and _inside(k, hidden) and not _under_any(k, keep))
     ]
     creds = credential_dirs(hidden)
-    use_ns = bool(inside or masked or cover or creds) and mountns.available()
+    siblings = sibling_covers(home)
+    use_ns = bool(inside or masked or cover or creds or siblings) and mountns.available()
     if use_ns and os.getuid() == 0:
         masked += block_devices()
     # without a mount namespace nothing is hidden, but every other agent's place in $HOLON_HOME
@@ -340,6 +350,8 @@ def _linux(
                 mountns.bind(path, read_only=True)
             for path in masked:
                 mountns.mask(path)
+            for children, own in siblings:
+                mountns.cover(children, [own])
             if cover:
                 mountns.cover(hidden, keep)
             for path in creds:

@@ -209,12 +209,22 @@ def test_a_private_child_reads_no_admission_key_above_it(holon, tmp_path, call, 
     proc = holon("prompt", "p", "delegate")
     assert proc.returncode == 0, proc.stderr
     (child,) = [p for p in (parent / ".holon/children").iterdir() if p.is_dir()]
-    key = (parent / ".holon/admission.key").read_text().strip()
-    cmd = f"cat {parent}/.holon/admission.key ../../admission.key; echo x > ../../queue/new/f"
+    sibling = parent / ".holon/children/p.c-sibling"  # another child of p, made later
+    (sibling / ".holon").mkdir(parents=True)
+    (sibling / ".holon/admission.key").write_text("sibling-key-" + uuid.uuid4().hex)
+    keys = [(parent / ".holon/admission.key").read_text().strip()]
+    keys.append((sibling / ".holon/admission.key").read_text())
+    cmd = (
+        f"cat {parent}/.holon/admission.key ../../admission.key {sibling}/.holon/admission.key; "
+        "echo x > ../../queue/new/f"
+    )
     code, env = call(child, "ExecCommand", {"cmd": cmd, "login": False})
     out = env["result"]["stdout_preview"] + env["result"]["stderr_preview"]
-    assert key not in out and env["result"]["exit_status"] != 0
+    assert not any(k in out for k in keys) and env["result"]["exit_status"] != 0
     assert not (parent / ".holon/queue/new/f").exists()
+    cmd = f"echo mine > {child}/notes.txt"  # it works in p's workspace; its home is its own
+    code, env = call(child, "ExecCommand", {"cmd": cmd, "login": False})
+    assert (child / "notes.txt").read_text() == "mine\n", env
 
 
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
