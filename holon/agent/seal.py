@@ -11,11 +11,10 @@ fallback) stay outside it, so a redelivered or deferred message still verifies.
 Where the key is safe: the agent's sandboxed commands see `.holon/` read-only, and in a mount
 namespace the key itself is masked (`/dev/null` bound over it, holon.sandbox.confine), as are the
 keys of the agents above a private child; every other agent's key is hidden with the rest of
-$HOLON_HOME. The mask holds the file the key was when the command started, so the key is made
-before any command starts (holon.tasks.command) and never replaced while valid. Without a
-mount namespace (Landlock alone grants reads everywhere) a command can read the key but still
-cannot write into the queue; in full-access mode, or with no sandbox, the agent's commands run
-with the operator's rights and nothing on this machine can tell their files from holon's.
+$HOLON_HOME (a private child's siblings with their parent's `children/`). The mask holds the
+file the key was when the command started, so the key is made before any command starts
+(holon.tasks.command) and never replaced while valid. Without a mount namespace (Landlock alone
+grants reads everywhere) a command can read the key but still cannot write into the queue.
 """
 
 from __future__ import annotations

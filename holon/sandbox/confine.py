@@ -382,7 +382,8 @@ def describe(home: Home) -> dict:
             out["enforcement"] = "landlock+mountns" if out["mount_namespace"] else "landlock"
     out["protected"] = protected_paths(home)
     hides = out["enforcement"] in ("landlock+mountns", "seatbelt")
-    out["hidden"] = [_real(paths.holon_home())] if hides else []  # save the agent's own places
+    hidden = _real(paths.holon_home())  # save the agent's own places in it
+    out["hidden"] = [hidden, *credential_dirs(hidden)] if hides else []
     out["scratch"] = str(home.scratch)
     out["temp_dirs"] = [d for d in TEMP_DIRS if os.path.isdir(d)] or [tempfile.gettempdir()]
     return out
