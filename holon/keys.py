@@ -19,6 +19,7 @@ from pathlib import Path
 from holon import jsonfile
 from holon.errors import InvalidInput, UsageError
 from holon.paths import holon_home
+from holon.procguard import undumpable
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 MAX_VALUE = 16 * 1024
@@ -40,6 +41,7 @@ def _read() -> dict[str, str]:
         ) from None
     if data is None:
         return {}
+    undumpable()  # this process now holds the keys: its memory is not for the commands to read
     try:
         doc = json.loads(data)
     except (ValueError, UnicodeDecodeError):
@@ -63,6 +65,7 @@ def lookup(name: str) -> str | None:
     it (a corrupt keys file counts as not having it: the caller reports the missing key)."""
     value = os.environ.get(name)
     if value:
+        undumpable()  # whatever the variable is called, this process now holds a key
         return value
     try:
         return _read().get(name) or None

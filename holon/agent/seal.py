@@ -9,10 +9,12 @@ rewrites while a message waits (delivery_attempts, provider_retries, not_before,
 fallback) stay outside it, so a redelivered or deferred message still verifies.
 
 Where the key is safe: the agent's sandboxed commands see `.holon/` read-only, and in a mount
-namespace the key itself is masked (`/dev/null` bound over it, holon.sandbox.confine). Without a
-mount namespace (Landlock alone grants reads everywhere) a command can read the key but still
-cannot write into the queue; in full-access mode, or with no sandbox, the agent's commands run
-with the operator's rights and nothing on this machine can tell their files from holon's.
+namespace the key itself is masked (`/dev/null` bound over it, holon.sandbox.confine), as are the
+keys of the agents above a private child; every other agent's key is hidden with the rest of
+$HOLON_HOME (a private child's siblings with their parent's `children/`). The mask holds the
+file the key was when the command started, so the key is made before any command starts
+(holon.tasks.command) and never replaced while valid. Without a mount namespace (Landlock alone
+grants reads everywhere) a command can read the key but still cannot write into the queue.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any
 from holon import jsonfile
 from holon.home import migrate
 from holon.home.layout import Home
-from holon.store.atomic import write_bytes
+from holon.store.atomic import fsync_dir, stage_bytes, write_bytes
 
 ALGORITHM = "hmac-sha256"
 KEY_BYTES = 32
@@ -74,13 +76,25 @@ def _read_key(home: Home) -> bytes:
 
 
 def ensure_key(home: Home) -> bytes:
-    """The home's key, made when there is none. Call under the agent's state lock."""
+    """The home's key, made when there is none (by exclusive link: two makers at once agree on
+    one key). A malformed key is replaced: call under the agent's state lock for that."""
     try:
         return _read_key(home)
     except NoKey:
         if os.path.lexists(home.admission_key) and not os.path.isfile(home.admission_key):
             raise
-    write_bytes(home.admission_key, (os.urandom(KEY_BYTES).hex() + "\n").encode(), mode=0o600)
+    data = (os.urandom(KEY_BYTES).hex() + "\n").encode()
+    if os.path.lexists(home.admission_key):
+        write_bytes(home.admission_key, data, mode=0o600)
+        return _read_key(home)
+    tmp = stage_bytes(home.admission_key, data, mode=0o600)
+    try:
+        os.link(tmp, home.admission_key)
+    except FileExistsError:  # made by another process meanwhile: theirs is the key
+        pass
+    finally:
+        os.unlink(tmp)
+    fsync_dir(home.admission_key.parent)
     return _read_key(home)
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import sys
 
+from holon.procguard import guard_environment
+
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
+    guard_environment()  # a key in the environment is not for the agent's commands to read
     if args[:1] == ["enqueue"]:  # every other command (an idle tick above all) loads no more
         from holon.cli import fastpath
 

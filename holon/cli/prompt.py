@@ -82,7 +82,8 @@ def run_cmd(
     still running when their yield time ran out), waits for them too, then runs
     the turns their results cause, and prints the text of the last turn.
 
-    The temporary agent is removed at the end, unless --keep. It is never
+    The temporary agent lives in $HOLON_HOME/run/ (hidden from every other
+    agent's commands) and is removed at the end, unless --keep. It is never
     removed while a command it started is still running (after
     --no-wait-for-tasks, Ctrl-C or an error): it is kept, and its path is
     printed with how to finish it.

@@ -21,8 +21,10 @@ def sandbox_group() -> None:
                      extra writable roots (the default)
     full-access      no confinement beyond the read-only .holon/ (an explicit choice)
 
-    In every mode the agent's .holon/ and holon's own files are read-only to commands,
-    keys.json is unreadable where the kernel allows, and credentials are removed from the
+    In every mode the agent's .holon/ is read-only to commands; $HOLON_HOME (keys, registry,
+    config, logs, every other agent) is hidden from them but for the agent's own places, and
+    its admission keys are masked, where the kernel allows (a mount namespace); commands cannot
+    read the environment or memory of holon's processes; and credentials are removed from the
     environment unless passed with --pass-env.
     """
 
@@ -46,10 +48,13 @@ def _show(agent: str, as_json: bool) -> None:
         click.echo(f"writable:   {', '.join(doc['writable_roots'])} (extra)")
     click.echo(f"pass_env:   {', '.join(doc['pass_env']) or '(none)'}")
     click.echo(f"read-only:  {', '.join(doc['protected'])}")
+    if doc["hidden"]:
+        click.echo(f"hidden:     {', '.join(doc['hidden'])} (all but this agent's own places)")
     if doc.get("mount_namespace") is False and doc["enforcement"] == "landlock":
         click.echo(
             "note:       no private mount namespace here: new files directly in a directory "
-            "that contains .holon/ are refused"
+            "or $HOLON_HOME are refused, and $HOLON_HOME is NOT hidden: commands can read "
+            "keys.json and every agent's admission key (and write none of them)"
         )
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from holon import config, vocab
+from holon import config, paths, vocab
 from holon.agent import admission
 from holon.agent.handle import Agent
 from holon.errors import UsageError
@@ -171,7 +171,7 @@ def run_once(
     and when the run ends by an exception (Ctrl-C, an error) `on_kept` is told where."""
     if agent_id is not None:
         return _run_named(text, agent_id, create, model, wait_for_tasks, workspace)
-    tmp = tempfile.mkdtemp(prefix="holon-run-")
+    tmp = _temp_dir()
     try:
         home = _private_home(tmp)
         if workspace is not None:
@@ -324,6 +324,19 @@ def _dispose(tmp: str, keep: bool) -> str | None:
 
 def _tasks_are(task_ids: list[str]) -> str:
     return f"task {task_ids[0]} is" if len(task_ids) == 1 else f"tasks {', '.join(task_ids)} are"
+
+
+def _temp_dir() -> str:
+    """Where the temporary agent lives: beneath $HOLON_HOME (paths.runs_dir), where no other
+    agent's command sees it (holon.sandbox.confine hides $HOLON_HOME whole); in the system's
+    temporary directory, readable by the operator's other commands, only when $HOLON_HOME
+    cannot be written."""
+    base = paths.runs_dir()
+    try:
+        base.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return tempfile.mkdtemp(prefix="holon-run-", dir=base)
+    except OSError:
+        return tempfile.mkdtemp(prefix="holon-run-")
 
 
 def _private_root(tmp: str) -> str:

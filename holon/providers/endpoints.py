@@ -7,11 +7,11 @@ use, or an SDK; the transports take their defaults from here."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from holon import jsonfile, keys
+from holon.paths import codex_auth_file
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
@@ -24,11 +24,6 @@ CHAT_BUILTIN: dict[str, dict[str, Any]] = {
     "openrouter": {"base_url": "https://openrouter.ai/api/v1", "api_key_env": "OPENROUTER_API_KEY"},
     "deepseek": {"base_url": "https://api.deepseek.com", "api_key_env": "DEEPSEEK_API_KEY"},
 }
-
-
-def codex_auth_file() -> Path:
-    home = os.environ.get("CODEX_HOME")
-    return (Path(home).expanduser() if home else Path.home() / ".codex") / "auth.json"
 
 
 def codex_credentials(env: str | None = CODEX_TOKEN_ENV) -> tuple[str | None, str | None, str]:

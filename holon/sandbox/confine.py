@@ -25,12 +25,13 @@ import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 
-from holon import paths
+from holon import paths, procguard
 from holon.errors import HolonError, OperationFailed
 from holon.home.layout import Home
-from holon.sandbox import landlock, mountns
+from holon.sandbox import caps, landlock, mountns
 from holon.sandbox.policy import Policy, command_env, read
 
 TEMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
@@ -70,12 +71,7 @@ def protected_paths(home: Home) -> list[str]:
     """What no command may write: the agent's `.holon/`, those of the agents above a private
     child, and holon's own files in $HOLON_HOME (config, keys, registry, logs), not the agent
     homes nor the managed worktrees kept there."""
-    found = [_real(home.dot)]
-    above = home.parent_root  # a private child's home lies in its parent's `.holon/`
-    while above is not None:
-        parent = Home(above)
-        found.append(_real(parent.dot))
-        above = parent.parent_root
+    found = [_real(agent.dot) for agent in lineage(home)]
     try:
         entries = list(os.scandir(paths.holon_home()))
     except OSError:
@@ -90,9 +86,42 @@ def protected_paths(home: Home) -> list[str]:
 
 
 def secret_files(home: Home) -> list[str]:
-    """Files no command may read: holon's provider keys and the key that seals admitted messages
-    (holon.agent.seal). Masked in a mount namespace (seatbelt: denied); Landlock alone cannot."""
-    return [_real(paths.holon_home() / "keys.json"), _real(home.admission_key)]
+    """Files no command may read: holon's provider keys and the keys that seal admitted messages
+    (holon.agent.seal) of the agent and of the agents above a private child. In a mount
+    namespace $HOLON_HOME is hidden whole and these are masked where still visible (seatbelt:
+    denied); Landlock alone cannot."""
+    keys = _real(paths.holon_home() / "keys.json")
+    return [keys, *(_real(agent.admission_key) for agent in lineage(home))]
+
+
+def sibling_covers(home: Home) -> list[tuple[str, str]]:
+    """For each agent above a private child: its children directory and the one home in it on
+    the way down to this agent. Covered so, the other children there (their queues and admission
+    keys) are absent by name, however many there are or are made later."""
+    pairs = pairwise(lineage(home))
+    return [(_real(above.children_dir), _real(below.root)) for below, above in pairs]
+
+
+def credential_dirs(hidden: str) -> list[str]:
+    """Other directories holding a provider's credentials, hidden whole like $HOLON_HOME: the
+    Codex CLI's home when it holds an auth.json (it rewrites the file when it refreshes)."""
+    auth = paths.codex_auth_file()
+    if not auth.is_file():
+        return []
+    found = _real(auth.parent)
+    return [] if _inside(found, hidden) or found == "/" else [found]
+
+
+def block_devices() -> list[str]:
+    """The disks' device nodes (/dev/vda, ...), masked for root's commands: reading a disk needs
+    no capability, only the node's mode, and a filesystem reader on it (debugfs) finds a hidden
+    file by name. Another user has no right to them anyway."""
+    try:
+        names = os.listdir("/sys/class/block")
+    except OSError:
+        return []
+    found = (os.path.join("/dev", n) for n in names if "/" not in n)
+    return sorted(p for p in found if os.path.exists(p))
 
 
 def linked_git_dir(root: Path) -> str | None:
@@ -112,6 +141,45 @@ def linked_git_dir(root: Path) -> str | None:
     except OSError:
         return None
     return _real(gitdir / common)
+
+
+def _under_any(path: str, roots: list[str]) -> bool:
+    return any(_inside(path, r) for r in roots)
+
+
+def lineage(home: Home) -> list[Home]:
+    """The agent and the agents above it (a private child lives in its parent's `.holon/`)."""
+    out = [home]
+    while out[-1].parent_root is not None:
+        out.append(Home(out[-1].parent_root))
+    return out
+
+
+def kept_in_holon_home(home: Home, hidden: str, wanted: list[str]) -> list[str]:
+    """What a command still sees of $HOLON_HOME (`hidden`, covered whole in its mount namespace):
+    the directories of `wanted` (its execution, scratch and writable roots), its own home and
+    its managed worktrees, outermost only, and only where they lie in its lineage's homes or
+    worktrees (a private child works in its parent's workspace; its `.holon/` stays read-only
+    and its key masked). Neither the keys, the registry, the config and logs nor any other
+    agent's home, whatever the workspace names. A fixed number of mounts, whatever the number of
+    agents."""
+    mine = [_real(paths.worktrees_dir() / home.agent_id), _real(home.root)]
+    bases = [*mine]
+    for agent in lineage(home)[1:]:
+        bases += [_real(agent.root), _real(paths.worktrees_dir() / agent.agent_id)]
+    found = sorted(
+        {
+            w
+            for w in [*wanted, *mine]
+            if _inside(w, hidden) and w != hidden and _under_any(w, bases) and os.path.isdir(w)
+        },
+        key=len,
+    )
+    out: list[str] = []
+    for w in found:
+        if not _under_any(w, out):
+            out.append(w)
+    return out
 
 
 def writable_roots(policy: Policy, execution_root: Path, home: Home | None = None) -> list[str]:
@@ -152,6 +220,8 @@ def around(root: str, protected: list[str]) -> list[str]:
         if entry.is_symlink():
             continue
         path = os.path.join(root, entry.name)
+        if any(_inside(path, p) for p in inner):
+            continue  # protected itself, whatever lies beneath it
         if any(_inside(p, path) for p in inner):
             if entry.is_dir(follow_symlinks=False):
                 out += around(path, inner)
@@ -163,6 +233,7 @@ def around(root: str, protected: list[str]) -> list[str]:
 def prepare(home: Home, *, execution_root: Path, workdir: Path, scratch: Path) -> Confinement:
     """The confinement for one command of `home`; `scratch` must exist."""
     policy = read(home)
+    procguard.undumpable()  # this process starts the command: its environment is not the command's
     env = command_env(dict(os.environ), policy, home)
     if policy.mode == "read-only":
         env["TMPDIR"] = str(scratch)
@@ -174,11 +245,15 @@ def prepare(home: Home, *, execution_root: Path, workdir: Path, scratch: Path) -
 
         if not _has_sandbox_exec():
             return Confinement(policy, env, "none")  # full-access, network allowed: chosen
+        writable = writable_roots(policy, execution_root, home) + [_real(scratch)]
+        hidden = _real(paths.holon_home())
         profile = seatbelt.profile(
             policy,
-            writable=writable_roots(policy, execution_root, home) + [_real(scratch)],
+            writable=writable,
             protected=protected_paths(home),
             masked=secret_files(home),
+            hidden=hidden,
+            kept=kept_in_holon_home(home, hidden, [_real(execution_root), *writable]),
         )
         return Confinement(policy, env, "seatbelt", argv_prefix=[SANDBOX_EXEC, "-p", profile])
     return _linux(home, policy, env, execution_root, workdir, scratch)
@@ -217,14 +292,28 @@ def _linux(
     home: Home, policy: Policy, env: dict[str, str], root: Path, workdir: Path, scratch: Path
 ) -> Confinement:
     abi = landlock.abi()
-    if abi == 0:
-        return Confinement(policy, env, "none")  # full-access, network allowed: chosen
+    if abi == 0:  # full-access, network allowed: chosen; still no capability to read others
+        return Confinement(policy, env, "none", preexec=caps.drop)
     scratch_s, workdir_s = _real(scratch), str(workdir)
     protected = protected_paths(home)
     roots = writable_roots(policy, root, home)
     inside = [p for p in protected if any(_inside(p, r) for r in roots)]
-    masked = [k for k in secret_files(home) if os.path.isfile(k)]
-    use_ns = bool(inside or masked) and mountns.available()
+    hidden = _real(paths.holon_home())
+    keep = kept_in_holon_home(home, hidden, [_real(root), scratch_s, *roots])
+    cover = os.path.isdir(hidden)
+    masked = [
+        k
+        for k in secret_files(home)
+        if os.path.isfile(k) and not (cover and _inside(k, hidden) and not _under_any(k, keep))
+    ]
+    creds = credential_dirs(hidden)
+    siblings = sibling_covers(home)
+    use_ns = bool(inside or masked or cover or creds or siblings) and mountns.available()
+    if use_ns and os.getuid() == 0:
+        masked += block_devices()
+    # without a mount namespace nothing is hidden, but every other agent's place in $HOLON_HOME
+    # stays out of the write grants: granted entry by entry around it, like `.holon/`
+    fenced = [*protected, hidden] if cover else protected
     ruleset = landlock.Ruleset(abi, deny_tcp=policy.network == "deny")
     try:
         everything = landlock.handled_fs(abi)
@@ -234,7 +323,7 @@ def _linux(
             if use_ns:
                 ruleset.allow(r, everything)
                 continue
-            for path in around(r, protected):
+            for path in around(r, protected if _under_any(r, keep) else fenced):
                 try:
                     ruleset.allow(path, everything)
                 except FileNotFoundError:  # removed since the directory was listed
@@ -261,8 +350,16 @@ def _linux(
                 mountns.bind(path, read_only=True)
             for path in masked:
                 mountns.mask(path)
+            for children, own in siblings:
+                mountns.cover(children, [own])
+            if cover:
+                mountns.cover(hidden, keep)
+            for path in creds:
+                mountns.cover(path, [])
+            mountns.private_proc()
             os.chdir(workdir_s)
         landlock.restrict(fd)
+        caps.drop()
 
     enforcement = "landlock+mountns" if use_ns else "landlock"
     return Confinement(policy, env, enforcement, preexec=preexec, ruleset=ruleset)
@@ -284,6 +381,9 @@ def describe(home: Home) -> dict:
         else:
             out["enforcement"] = "landlock+mountns" if out["mount_namespace"] else "landlock"
     out["protected"] = protected_paths(home)
+    hides = out["enforcement"] in ("landlock+mountns", "seatbelt")
+    hidden = _real(paths.holon_home())  # save the agent's own places in it
+    out["hidden"] = [hidden, *credential_dirs(hidden)] if hides else []
     out["scratch"] = str(home.scratch)
     out["temp_dirs"] = [d for d in TEMP_DIRS if os.path.isdir(d)] or [tempfile.gettempdir()]
     return out

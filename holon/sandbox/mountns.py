@@ -14,6 +14,8 @@ import ctypes
 import os
 
 _CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
+_PR_SET_DUMPABLE = 4
+_PROC_OPTIONS = "hidepid=2,gid=2147483646"
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 1024, 2048, 1 << 21
@@ -38,9 +40,13 @@ def _call(result: int, what: str) -> None:
         raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
-def _mount(source: str | None, target: str, flags: int) -> None:
+def _mount(
+    source: str | None, target: str, flags: int, fstype: str | None = None, data: str = ""
+) -> None:
     src = source.encode() if source is not None else None
-    _call(_lib().mount(src, target.encode(), None, ctypes.c_ulong(flags), None), f"mount {target}")
+    kind = fstype.encode() if fstype is not None else None
+    opts = data.encode() if data else None
+    _call(_lib().mount(src, target.encode(), kind, ctypes.c_ulong(flags), opts), f"mount {target}")
 
 
 def _write(path: str, text: str) -> None:
@@ -58,9 +64,14 @@ def enter() -> None:
         _call(_lib().unshare(_CLONE_NEWNS), "unshare")
     else:
         _call(_lib().unshare(_CLONE_NEWUSER | _CLONE_NEWNS), "unshare")
+        # a non-dumpable process (holon.procguard) cannot open its own /proc files for writing;
+        # dumpable only while the maps are written: the new user namespace already keeps every
+        # process outside it from reading this one
+        _call(_lib().prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0), "prctl")
         _write("/proc/self/setgroups", "deny")
         _write("/proc/self/uid_map", f"{uid} {uid} 1")
         _write("/proc/self/gid_map", f"{gid} {gid} 1")
+        _call(_lib().prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0), "prctl")
     _mount(None, "/", MS_REC | MS_PRIVATE)
 
 
@@ -82,6 +93,39 @@ def bind(path: str, *, read_only: bool) -> None:
 def mask(path: str) -> None:
     """Hide a file's content: `/dev/null` bound over it (reads are empty, writes vanish)."""
     _mount("/dev/null", path, MS_BIND)
+
+
+def cover(path: str, keep: list[str]) -> None:
+    """Hide everything beneath the directory `path` behind an empty read-only tmpfs, then bind
+    back each directory of `keep` (absolute paths beneath `path`, none inside another) with the
+    mounts made beneath it so far: what is not kept is absent by name, whatever is later created
+    or renamed there. The sources are held open (O_PATH) before the tmpfs covers them."""
+    fds = [os.open(k, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC) for k in keep]
+    try:
+        _mount("holon-hidden", path, MS_NOSUID | MS_NODEV | MS_NOEXEC, "tmpfs", "mode=0755")
+        for k in keep:
+            os.makedirs(k, mode=0o755, exist_ok=True)
+        _mount(None, path, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "tmpfs")
+        for k, fd in zip(keep, fds, strict=True):
+            _mount(f"/proc/self/fd/{fd}", k, MS_BIND | MS_REC)
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def private_proc() -> bool:
+    """Mount a procfs of its own over /proc with hidepid=2: a process the command may not
+    ptrace (every holon process, every process with capabilities it lacks) is absent from it,
+    command line included (`holon keys set NAME VALUE` carries a key there). Root only: another
+    user's namespace does not own the PID namespace. False when the kernel refuses it."""
+    if os.getuid() != 0:
+        return False
+    try:
+        # gid: the group exempt from hidepid (default 0, root's own): one nobody is in
+        _mount("proc", "/proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "proc", _PROC_OPTIONS)
+    except OSError:
+        return False
+    return True
 
 
 def available() -> bool:

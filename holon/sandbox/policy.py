@@ -22,12 +22,12 @@ from typing import Any
 from holon import config
 from holon.errors import HolonError, InvalidInput, OperationFailed
 from holon.home.layout import DOT, Home, read_record
+from holon.procguard import looks_secret
 from holon.store.atomic import write_json
 
 MODES = ("read-only", "workspace-write", "full-access")
 NETWORK = ("deny", "allow")
 DEFAULT_MODE, DEFAULT_NETWORK = "workspace-write", "deny"
-SECRET_WORDS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH")
 SCHEMA_VERSION = 1
 HINT = (
     f"fix {DOT}/sandbox.json or set it again: holon sandbox set AGENT MODE "
@@ -126,11 +126,6 @@ def choose(
     )
 
 
-def _looks_secret(name: str) -> bool:
-    upper = name.upper()
-    return any(word in upper for word in SECRET_WORDS)
-
-
 def _credential_names() -> set[str]:
     names = set()
     providers = config.get("providers", {})
@@ -141,10 +136,9 @@ def _credential_names() -> set[str]:
     return names
 
 
-def command_env(
-    environ: dict[str, str], policy: Policy, home: Home, extra: dict[str, str] | None = None
-) -> dict[str, str]:
-    """The environment a command of this agent runs with."""
+def scrub(environ: dict[str, str], policy: Policy) -> dict[str, str]:
+    """`environ` without what looks like a credential, unless the policy passes it on: what the
+    agent's commands, and the processes that start them (supervisor, wrapper shell), get."""
     from holon import keys
 
     stored = set()
@@ -157,7 +151,14 @@ def command_env(
     def passed(name: str) -> bool:
         return any(fnmatch.fnmatchcase(name, p) for p in policy.pass_env)
 
-    env = {k: v for k, v in environ.items() if passed(k) or not (_looks_secret(k) or k in named)}
+    return {k: v for k, v in environ.items() if passed(k) or not (looks_secret(k) or k in named)}
+
+
+def command_env(
+    environ: dict[str, str], policy: Policy, home: Home, extra: dict[str, str] | None = None
+) -> dict[str, str]:
+    """The environment a command of this agent runs with."""
+    env = scrub(environ, policy)
     env.update(
         HOLON_AGENT_ID=home.agent_id, HOLON_AGENT_HOME=str(home.root), HOLON_SANDBOX=policy.label
     )

@@ -7,7 +7,7 @@ import os
 import shutil
 import time
 
-from holon.agent import budget
+from holon.agent import budget, seal
 from holon.agent.handle import Agent
 from holon.home.layout import Home
 from holon.ids import new_id
@@ -52,6 +52,8 @@ def run(
     command starts under its supervisor (holon.tasks.terminal).
     """
     reap_handed_over()
+    if home.dot.is_dir():  # before the command: its mask then holds the key for good
+        seal.ensure_key(home)
     if spec.tty:
         from holon.tasks import terminal
 

@@ -248,13 +248,26 @@ def start_supervisor(home: Home, task_id: str, run: Running) -> int:
     return launch_supervisor(home, task_id, spec, fds)
 
 
+def supervisor_env(home: Home) -> dict[str, str]:
+    """The supervisor's environment: this process's without provider keys or anything else that
+    looks like a credential (it needs none; the policy's pass_env stays, for a tty command)."""
+    from holon.errors import HolonError
+    from holon.sandbox import policy
+
+    try:
+        chosen = policy.read(home)
+    except HolonError:  # an invalid policy refuses the command itself; pass nothing on
+        chosen = policy.Policy()
+    return policy.scrub(dict(os.environ), chosen)
+
+
 def launch_supervisor(home: Home, task_id: str, spec: str, fds: list[int]) -> int:
     """Start `python -m holon.tasks.supervisor` for the task, detached in its own session; it
     forks the real supervisor and exits once the active marker names it (no zombie here).
     Returns the supervisor pid (0 when it ended before it could write the marker)."""
     pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(holon.__file__)))
     pythonpath = os.pathsep.join(p for p in (pkg_parent, os.environ.get("PYTHONPATH")) if p)
-    env = {**os.environ, "PYTHONPATH": pythonpath}
+    env = {**supervisor_env(home), "PYTHONPATH": pythonpath}
     with open(
         home.task_dir(task_id) / "supervisor.log", "ab"
     ) as log:  # the supervisor's own diagnostics

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from holon.home.layout import Home
+from holon.procguard import undumpable
 from holon.procs import alive
 from holon.tasks import inputchan, store
 
@@ -132,6 +133,7 @@ def _finish(home: Home, record: dict) -> None:
 
 
 def main(argv: list[str]) -> int:
+    undumpable()  # it reads the admission key to admit the result: not for the command to read
     home, task_id = Home(argv[0]), argv[1]
     spec = argv[2] if len(argv) > 2 else ""
     if spec == "tty":  # the command starts here, under pexpect (holon.tasks.ptytask)

@@ -27,10 +27,10 @@ def exec_round(cmd: str, text: str = "starting") -> dict:
 
 @pytest.fixture
 def runs(tmp_path: Path):
-    """The temp dir `holon run` makes its agent in (TMPDIR of the subprocess); afterwards, every
-    task process a test left behind is stopped."""
-    base = tmp_path / "runs"
-    base.mkdir()
+    """The dir `holon run` makes its agent in ($HOLON_HOME/run); afterwards, every task process a
+    test left behind is stopped."""
+    base = Path(os.environ["HOLON_HOME"]) / "run"
+    base.mkdir(parents=True, exist_ok=True)
     yield base
     for path in tmp_path.glob("**/.holon/tasks/*/task.json"):
         record = json.loads(path.read_text())

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import shutil
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
+from holon import paths
 from holon.agent import control
 from holon.agent.handle import Agent
 from holon.errors import NotRunnable, UsageError
@@ -103,15 +103,13 @@ def test_settle_message_of_an_unknown_message_is_pending(agent, script):
     assert (out["status"], out["exit_code"]) == ("pending", 1) and "holon status" in out["hint"]
 
 
-def test_run_once_uses_a_private_home_and_removes_it(script, tmp_path, monkeypatch):
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
-    (tmp_path / "tmp").mkdir()
+def test_run_once_uses_a_private_home_and_removes_it(script):
     out = operator.run_once(
         "hello", agent_id=None, create=False, keep=False, model=script({"text": "one shot"})
     )
     assert out["status"] == "completed" and out["final_text"] == "one shot"
     assert out["agent_id"] == "run" and "home" not in out
-    assert list((tmp_path / "tmp").iterdir()) == []
+    assert list(paths.runs_dir().iterdir()) == []  # made in $HOLON_HOME/run/, then removed
     assert registry.load() == {}
 
 
@@ -147,8 +145,7 @@ def test_run_once_with_a_named_agent(script):
 
 def test_run_once_keeps_the_home_when_an_error_ends_the_wait(script, tmp_path, monkeypatch):
     """Every way out of run_once checks for running tasks before it removes the home."""
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
-    (tmp_path / "tmp").mkdir()
+    runs = paths.runs_dir()  # the temporary agent lives in $HOLON_HOME/run/
     exec_ = {"cmd": "sleep 1; echo done", "yield_time_ms": 50, "login": False}
     model = script(
         {"tool_calls": [{"name": "ExecCommand", "arguments": exec_}]}, {"text": "started"}
@@ -163,7 +160,7 @@ def test_run_once_keeps_the_home_when_an_error_ends_the_wait(script, tmp_path, m
         operator.run_once(
             "go", agent_id=None, create=False, keep=False, model=model, on_kept=notices.append
         )
-    (tmp,) = (tmp_path / "tmp").iterdir()
+    (tmp,) = runs.iterdir()
     home = Home(tmp / "agent")
     (record,) = store.all_records(home)
     assert record["status"] == "running" and home.exists()

@@ -195,7 +195,7 @@ def test_environment_policy(home, sh, holon):
 
     out = run_env()
     assert "PLAIN_SETTING=visible" in out
-    assert "secret" not in out and "pw-3" not in out
+    assert "sk-secret-1" not in out and "ghp-secret-2" not in out and "pw-3" not in out
     assert f"HOLON_AGENT_HOME={home}" in out and "HOLON_SANDBOX=workspace-write,network=deny" in out
     _set(holon, home, "workspace-write", "--pass-env", "GH_TOKEN")
     out = run_env()

@@ -3,6 +3,7 @@ granted around protected paths, the macOS profile, and failing closed."""
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import shutil
@@ -267,3 +268,50 @@ def test_scratch_is_private_and_removed(home):
     assert store.read_exit_status(h, "task_x") == 3
     store.remove_scratch(h, "task_x")
     assert not path.exists() and store.read_exit_status(h, "task_x") is None
+
+
+# --- capabilities --------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="only root has capabilities to drop")
+def test_a_command_drops_ptrace_and_the_capabilities_that_undo_the_sandbox():
+    from holon.sandbox import caps
+
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child exits at once
+        caps.drop()
+        lib = ctypes.CDLL(None)
+        kept = [c for c in caps.DROPPED if caps.held(c) or lib.prctl(23, c, 0, 0, 0) == 1]
+        os._exit(10 + len(kept) if kept or not caps.held(0) else 0)  # CAP_CHOWN stays
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_seatbelt_hides_holon_home_but_the_commands_own_places():
+    kept = ["/hh/agents/a"]
+    ww = seatbelt.profile(
+        Policy(),
+        writable=["/tmp", "/hh/agents/a", "/hh/agents/a/.holon/scratch/t1"],
+        protected=["/hh/agents/a/.holon"],
+        masked=["/hh/agents/a/.holon/admission.key"],
+        hidden="/hh",
+        kept=kept,
+    ).splitlines()
+    deny = ww.index('(deny file-read* file-write* (subpath "/hh"))')
+    assert (
+        ww.index(
+            '(allow file-write* (subpath "/tmp") (subpath "/hh/agents/a") '
+            '(subpath "/hh/agents/a/.holon/scratch/t1"))'
+        )
+        < deny
+    )
+    assert deny < ww.index('(allow file-read* (subpath "/hh/agents/a"))')
+    assert deny < ww.index('(allow file-write* (subpath "/hh/agents/a"))')
+    assert ww.index('(deny file-write* (subpath "/hh/agents/a/.holon"))') < ww.index(
+        '(deny file-read* (literal "/hh/agents/a/.holon/admission.key"))'
+    )
+    ro = seatbelt.profile(
+        Policy("read-only"), writable=["/s"], protected=[], masked=[], hidden="/hh", kept=kept
+    ).splitlines()
+    assert '(allow file-read* (subpath "/hh/agents/a"))' in ro
+    assert '(allow file-write* (subpath "/hh/agents/a"))' not in ro
