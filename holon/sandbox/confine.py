@@ -314,26 +314,7 @@ def _linux(
     # without a mount namespace nothing is hidden, but every other agent's place in $HOLON_HOME
     # stays out of the write grants: granted entry by entry around it, like `.holon/`
     fenced = [*protected, hidden] if cover else protected
-    ruleset = landlock.Ruleset(abi, deny_tcp=policy.network == "deny")
-    try:
-        everything = landlock.handled_fs(abi)
-        ruleset.allow("/", landlock.READ)
-        ruleset.allow("/dev", DEVICE_RIGHTS)
-        for r in roots:
-            if use_ns:
-                ruleset.allow(r, everything)
-                continue
-            for path in around(r, protected if _under_any(r, keep) else fenced):
-                try:
-                    ruleset.allow(path, everything)
-                except FileNotFoundError:  # removed since the directory was listed
-                    pass
-        ruleset.allow(scratch_s, everything)
-    except OSError as exc:
-        ruleset.close()
-        raise SandboxUnavailable(
-            f"could not build the sandbox: {exc}", hint="run `holon sandbox show AGENT`"
-        ) from None
+    ruleset = _ruleset(abi, policy, roots, scratch_s, use_ns, protected, fenced, keep)
     fd = ruleset.fd
     # writable places beneath a protected one, bound first: a read-only remount above them
     # leaves them writable (the scratch in `.holon/`; a private child's home in its parent's)
@@ -363,6 +344,41 @@ def _linux(
 
     enforcement = "landlock+mountns" if use_ns else "landlock"
     return Confinement(policy, env, enforcement, preexec=preexec, ruleset=ruleset)
+
+
+def _ruleset(
+    abi: int,
+    policy: Policy,
+    roots: list[str],
+    scratch: str,
+    use_ns: bool,
+    protected: list[str],
+    fenced: list[str],
+    keep: list[str],
+) -> landlock.Ruleset:
+    """Landlock's part: read everywhere, write beneath the roots (entry by entry around the
+    protected and fenced paths without a mount namespace) and the scratch directory."""
+    ruleset = landlock.Ruleset(abi, deny_tcp=policy.network == "deny")
+    try:
+        everything = landlock.handled_fs(abi)
+        ruleset.allow("/", landlock.READ)
+        ruleset.allow("/dev", DEVICE_RIGHTS)
+        for r in roots:
+            if use_ns:
+                ruleset.allow(r, everything)
+                continue
+            for path in around(r, protected if _under_any(r, keep) else fenced):
+                try:
+                    ruleset.allow(path, everything)
+                except FileNotFoundError:  # removed since the directory was listed
+                    pass
+        ruleset.allow(scratch, everything)
+    except OSError as exc:
+        ruleset.close()
+        raise SandboxUnavailable(
+            f"could not build the sandbox: {exc}", hint="run `holon sandbox show AGENT`"
+        ) from None
+    return ruleset
 
 
 def describe(home: Home) -> dict:
