@@ -220,7 +220,7 @@ def literal(pre: bytes, hunks: list[Hunk], lines: list[bytes]) -> bytes | None:
             start += lines[end][:1] in (b" ", b"-")
             end += 1
         pos = start
-    return b"".join(out + src[pos:]) if not pre or pre.endswith(b"\n") else None
+    return b"".join(out + src[pos:])
 
 
 def cases(pair: Pair, tmp: Path, rng: random.Random) -> list[Case]:

@@ -65,9 +65,10 @@ def place_all(locator: Locator, hunks: list[Hunk]) -> list[Placement]:
     progress = True
     while progress:
         progress = False
+        options = _in_order(locator, slots)
         for slot in slots:
             if slot.placement is None and slot.hunk.old_lines:
-                slot.placement = _between(locator, slots, slot)
+                slot.placement = _between(slots, slot, *options[slot.number])
                 progress |= slot.placement is not None
     for slot in slots:
         if slot.placement is None and slot.hunk.old_lines:
@@ -107,14 +108,45 @@ def _firm(locator: Locator, slots: list[_Slot], slot: _Slot) -> Placement | None
     return None
 
 
-def _between(locator: Locator, slots: list[_Slot], slot: _Slot) -> Placement | None:
-    """A hunk by its neighbours: the one match between them; for a hunk with text, the one match
-    at the offset of either; for one without, the match at the offset both agree on."""
-    hunk, n = slot.hunk, len(locator.keys)
+def _in_order(locator: Locator, slots: list[_Slot]) -> dict[int, tuple[list[int], bool]]:
+    """Each unplaced hunk's matches (and whether relaxed) that leave room for the other hunks in
+    file order: after the earliest end of the hunks before it, before the latest start of those
+    after it (a placed hunk has its one place), narrowed until nothing changes."""
+    n = len(locator.keys)
+    sized = [s for s in slots if s.hunk.old_lines]
+    options: dict[int, tuple[list[int], bool]] = {}
+    for slot in sized:
+        if slot.placement is not None:
+            options[slot.number] = ([slot.start], slot.placement.relaxed)
+        else:
+            starts, relaxed = locator.matches(slot.hunk)
+            options[slot.number] = (at_edge(slot.hunk, starts, n), relaxed)
+    changed = True
+    while changed:
+        changed = False
+        floor = 0
+        for slot in sized:
+            starts, relaxed = options[slot.number]
+            kept = [s for s in starts if s >= floor]
+            floor = min(kept) + len(slot.hunk.old_lines) if kept else floor
+            changed |= kept != starts
+            options[slot.number] = (kept, relaxed)
+        ceiling = n
+        for slot in reversed(sized):
+            starts, relaxed = options[slot.number]
+            kept = [s for s in starts if s + len(slot.hunk.old_lines) <= ceiling]
+            ceiling = max(kept) if kept else ceiling
+            changed |= kept != starts
+            options[slot.number] = (kept, relaxed)
+    return options
+
+
+def _between(slots: list[_Slot], slot: _Slot, starts: list[int], relaxed: bool) -> Placement | None:
+    """A hunk by the others: the one match that leaves them room in file order; for a hunk with
+    text, the one match at the offset of either placed neighbour; for one without, the match at
+    the offset both agree on."""
+    hunk = slot.hunk
     before, after = _neighbours(slots, slot)
-    lo, hi = before.end if before else 0, after.start if after else n
-    starts, relaxed = locator.matches(hunk, lo, hi)
-    starts = at_edge(hunk, starts, n)
     if len(starts) == 1:
         return Placement(starts[0], relaxed, "between" if before or after else "file")
     if carries_text(hunk):
