@@ -101,8 +101,9 @@ def pairs(repo: Path, limit: int, rev: str = "HEAD", project: str | None = None)
         for row in listing.decode("utf-8", "replace").splitlines():
             meta, _, path = row.partition("\t")
             old_blob, new_blob = meta.split()[2:4]
-            before, after = git(repo, "cat-file", "blob", old_blob), git(
-                repo, "cat-file", "blob", new_blob
+            before, after = (
+                git(repo, "cat-file", "blob", old_blob),
+                git(repo, "cat-file", "blob", new_blob),
             )
             if max(len(before), len(after)) > MAX_BYTES or not _text(before) or not _text(after):
                 continue
@@ -120,7 +121,9 @@ def _text(data: bytes) -> bool:
 
 def write_pairs(path: Path, items: list[Pair]) -> None:
     rows = [
-        json.dumps({"name": p.name, "path": p.path, "before": p.before.decode(), "after": p.after.decode()})
+        json.dumps(
+            {"name": p.name, "path": p.path, "before": p.before.decode(), "after": p.after.decode()}
+        )
         for p in items
     ]
     with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
@@ -185,7 +188,9 @@ def inject(pre: list[bytes], post: list[bytes], hunks: list[Hunk], rng: random.R
     return b"".join(new_pre), b"".join(new_post)
 
 
-def rewrite_headers(lines: list[bytes], hunks: list[Hunk], shift: int, counts: random.Random | None):
+def rewrite_headers(
+    lines: list[bytes], hunks: list[Hunk], shift: int, counts: random.Random | None
+):
     """The diff with every header's line numbers moved by `shift` and, given `counts`, its counts
     one short or long."""
     out = list(lines)

@@ -154,7 +154,8 @@ def test_a_copy_near_the_hint_against_the_offset_the_next_hunk_confirms_is_refus
     hint, or at it: the copy alone, or the offset hunk 2 confirms? Nothing says."""
     block = ["    return x", "", "def g():"]
     keys = lines(filler(copy_at, "a"), block, filler(60 - copy_at, "pad"), block, filler(5, "c"))
-    body = "@@ -11,3 +11,3 @@\n     return x\n-\n+# gap\n def g():\n@@ -17,2 +17,2 @@\n c 3\n-c 4\n+C 4\n"
+    body = "@@ -11,3 +11,3 @@\n     return x\n-\n+# gap\n def g():\n"
+    body += "@@ -17,2 +17,2 @@\n c 3\n-c 4\n+C 4\n"
     err = refused(keys, body)
     assert err.kind == "ambiguous_context" and err.details["hunk"] == 1
     assert [c["line"] for c in err.details["candidates"]] == [copy_at + 1, 64]
