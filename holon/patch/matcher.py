@@ -136,18 +136,16 @@ class Locator:
         total = self.count(hunk)
         shown = ", ".join(f"{s + 1} ({s - hint:+d})" for s in starts[:SHOWN])
         shown += f", ... ({len(starts) - SHOWN} more)" if len(starts) > SHOWN else ""
-        what = "its context and removed lines" if hunk.old_lines else "it"
-        where = (
-            f"{len(starts)} places" if len(starts) == total else f"{len(starts)} places it may go"
-        )
         lines = f"{len(hunk.old_lines)} old line{'s' if len(hunk.old_lines) != 1 else ''}"
+        where = f"{total} place{'s' if total != 1 else ''} in the file"
+        if len(starts) != total:
+            where += f", {len(starts)} of them where it may go"
         return patch_error(
             "ambiguous_context",
-            f"{self.path}: hunk {number} ({hunk.header}): {what} ({lines}) match {total} "
-            f"place{'s' if total != 1 else ''} in the file, {where} (line (distance from the "
-            f"hinted line {hint + 1}): {shown}), and {why}; add more unchanged lines above and "
-            "below the change as ' ' context lines, until the hunk's lines occur only once near "
-            "it",
+            f"{self.path}: hunk {number} ({hunk.header}): its context and removed lines ({lines}) "
+            f"match {where} (line (distance from the hinted line {hint + 1}): {shown}), and "
+            f"{why}; add more unchanged lines above and below the change as ' ' context lines, "
+            "until the hunk's lines occur only once near it",
             path=self.path,
             hunk=number,
             hint_line=hint + 1,

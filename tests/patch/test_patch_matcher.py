@@ -109,7 +109,7 @@ def test_ambiguity_names_every_candidate_with_its_distance_and_the_true_count():
         "matches_in_file": 3,
         "candidates": [{"line": 3, "distance": 1}, {"line": 5, "distance": 3}],
     }
-    assert "match 3 places in the file, 2 places it may go" in err.message
+    assert "match 3 places in the file, 2 of them where it may go" in err.message
     assert "(line (distance from the hinted line 2): 3 (+1), 5 (+3))" in err.message
     assert "add more unchanged lines" in err.message and "equally far" not in err.message
 
