@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from holon.patch.matcher import Locator, Placement, at_edge, carries_text, cut_short, radius
 from holon.patch.model import Hunk
 
+MARGIN = 2
+
 
 @dataclass
 class _Slot:
@@ -94,14 +96,15 @@ def _firm(locator: Locator, slots: list[_Slot], slot: _Slot) -> Placement | None
     before, _ = _neighbours(slots, slot)
     lo = before.end if before else 0
     hint = slot.hinted + (before.offset if before else 0)
-    if hint >= lo and not cut_short(hunk) and locator.at(hunk, hint) is False:
+    trusted = _adjacent(slots, slot, -1) is not None  # the hunk before it is placed, or none is
+    if trusted and hint >= lo and not cut_short(hunk) and locator.at(hunk, hint) is False:
         return Placement(hint, False, "hint")  # the common case, without an index
     starts, relaxed = locator.matches(hunk, lo)
     starts = at_edge(hunk, starts, n)
-    if hint in starts:
+    if trusted and hint in starts:
         return Placement(hint, relaxed, "hint")
-    near = [s for s in starts if abs(s - hint) <= radius(hunk)]
-    if len(near) == 1:
+    near = [s for s in starts if abs(s - hint) <= MARGIN * radius(hunk)]
+    if len(near) == 1 and abs(near[0] - hint) <= radius(hunk):
         return Placement(near[0], relaxed, "window")
     if len(starts) == 1:
         return Placement(starts[0], relaxed, "file")
@@ -145,30 +148,46 @@ def _between(slots: list[_Slot], slot: _Slot, starts: list[int], relaxed: bool) 
     """A hunk by the others: the one match that leaves them room in file order; for a hunk with
     text, the one match at the offset of either placed neighbour; for one without, the match at
     the offset both agree on."""
-    hunk = slot.hunk
     before, after = _neighbours(slots, slot)
     if len(starts) == 1:
         return Placement(starts[0], relaxed, "between" if before or after else "file")
-    if carries_text(hunk):
-        offsets = {before.offset if before else 0} | ({after.offset} if after else set())
+    prior, later = _adjacent(slots, slot, -1), _adjacent(slots, slot, 1)
+    if carries_text(slot.hunk):
+        offsets = {o for o in (prior, later) if o is not None and o is not _NONE}
     else:
-        agreed = _agreed(before, after)
+        agreed = _agreed(prior, later)
         offsets = set() if agreed is None else {agreed}
     confirmed = [s for s in starts if s - slot.hinted in offsets]
     if len(confirmed) != 1:
         return None
-    first = (before.offset if before else 0) + slot.hinted
-    return Placement(confirmed[0], relaxed, "hint" if confirmed[0] == first else "confirmed")
+    at_prior = prior is not None and confirmed[0] - slot.hinted == prior
+    return Placement(confirmed[0], relaxed, "hint" if at_prior else "confirmed")
 
 
-def _agreed(before: _Slot | None, after: _Slot | None) -> int | None:
-    """The offset the hunks around a hunk agree on: both neighbours' when equal; 0 when the
-    placed ones have not moved (the line numbers have not proved wrong); else None (lines were
-    added or removed near the hunk, by how much just there nothing says)."""
-    offsets = {s.offset for s in (before, after) if s is not None}
-    if before is not None and after is not None:
-        return before.offset if len(offsets) == 1 else None
-    return 0 if offsets <= {0} else None
+_NONE = object()  # no hunk with old lines on that side
+
+
+def _adjacent(slots: list[_Slot], slot: _Slot, step: int) -> int | object | None:
+    """The offset of the hunk with old lines just before (`step` -1) or after (1) `slot`: None
+    while it is unplaced, `_NONE` after the last; before the first, 0 (the header's own line)."""
+    i = slot.number - 1 + step
+    while 0 <= i < len(slots) and not slots[i].hunk.old_lines:
+        i += step
+    if not 0 <= i < len(slots):
+        return 0 if step < 0 else _NONE
+    return slots[i].offset if slots[i].placement is not None else None
+
+
+def _agreed(prior: int | object | None, later: int | object | None) -> int | None:
+    """The offset the hunks around a hunk agree on: both neighbours' when equal (the start of the
+    file counts as 0); that of the one before when none follows and it has not moved (the line
+    numbers have not proved wrong); else None (lines were added or removed near the hunk, by how
+    much just there nothing says)."""
+    if not isinstance(prior, int):
+        return None
+    if later is _NONE:
+        return prior if prior == 0 else None
+    return prior if later == prior else None
 
 
 def _insertion(locator: Locator, slots: list[_Slot], slot: _Slot) -> Placement:
@@ -180,7 +199,7 @@ def _insertion(locator: Locator, slots: list[_Slot], slot: _Slot) -> Placement:
         return Placement(n, False, "line")
     if slot.hinted == 0 and before is None:
         return Placement(0, False, "line")  # the start of the file is where it was
-    offset = _agreed(before, after)
+    offset = _agreed(before.offset if before else 0, after.offset if after else _NONE)
     hint = slot.hinted + (offset if offset is not None else before.offset if before else 0)
     if offset is None:
         moved = ", ".join(

@@ -53,11 +53,20 @@ def test_a_hunk_without_text_applies_exactly_at_its_line_number():
 
 
 def test_the_one_match_near_the_hint_is_used_and_reported():
-    keys = lines(filler(10, "a"), ["x", "y"], filler(30, "b"), ["x", "y"], filler(5, "c"))
-    out, diags = apply(keys, "@@ -8,2 +8,2 @@\n x\n-y\n+Y\n")  # 3 lines off; a copy 35 away
+    keys = lines(filler(10, "a"), ["x", "y"], filler(40, "b"), ["x", "y"], filler(5, "c"))
+    out, diags = apply(keys, "@@ -8,2 +8,2 @@\n x\n-y\n+Y\n")  # 3 lines off; a copy 45 away
     assert out[10:12] == ["x", "Y"] and out.count("Y") == 1
     assert searches(diags) == [(1, "window", 3)]
     assert "match once within 20 lines of line 8" in diags[0]["message"]
+
+
+def test_a_match_in_the_window_with_another_just_beyond_it_is_refused():
+    """Header lines 50 off put a copy 15 lines from the hint, the true place 35 beyond it: the
+    window's one match is no evidence while another lies within twice the window."""
+    keys = lines(filler(10, "a"), ["x", "y"], filler(18, "b"), ["x", "y"], filler(40, "c"))
+    err = refused(keys, "@@ -46,2 +46,2 @@\n x\n-y\n+Y\n")
+    assert err.kind == "ambiguous_context"
+    assert [c["distance"] for c in err.details["candidates"]] == [-35, -15]
 
 
 def test_the_one_match_in_the_file_is_used_beyond_the_window():
@@ -117,7 +126,7 @@ def test_a_hunk_without_text_is_placed_where_both_neighbours_agree():
     keys, body = _around(0)
     out, diags = apply(keys, body)
     assert out[11:14] == ["", "# new", ""] and out[5] == "    ONE" and "    TWO" in out
-    assert searches(diags) == [(1, "window", 4), (2, "hint", 4), (3, "hint", 4)]
+    assert searches(diags) == [(1, "window", 4), (2, "hint", 4), (3, "window", 4)]
 
 
 def test_a_hunk_without_text_is_refused_where_its_neighbours_disagree():
