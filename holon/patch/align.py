@@ -61,6 +61,9 @@ def hinted_start(hunk: Hunk) -> int:
 def place_all(locator: Locator, hunks: list[Hunk]) -> list[Placement]:
     """Where each hunk applies; raises PatchError for the first hunk without a single place."""
     slots = [_Slot(h, i, hinted_start(h)) for i, h in enumerate(hunks, 1)]
+    literal = _literal(locator, slots)
+    if literal is not None:
+        return literal
     for slot in slots:
         if carries_text(slot.hunk):
             slot.placement = _firm(locator, slots, slot)
@@ -80,6 +83,22 @@ def place_all(locator: Locator, hunks: list[Hunk]) -> list[Placement]:
         if slot.placement is None:
             slot.placement = _insertion(locator, slots, slot)
     return [s.placement for s in slots if s.placement is not None]
+
+
+def _literal(locator: Locator, slots: list[_Slot]) -> list[Placement] | None:
+    """Every hunk exactly at its header's line, in order (a diff of this very file): that is the
+    placement, whatever copies lie elsewhere."""
+    end = 0
+    for slot in slots:
+        start = slot.hinted
+        if start < end or (
+            locator.at(slot.hunk, start) is not False
+            if slot.hunk.old_lines
+            else start > len(locator.keys) or slot.hunk.at_eof and start != len(locator.keys)
+        ):
+            return None
+        end = start + len(slot.hunk.old_lines)
+    return [Placement(s.hinted, False, "line" if not s.hunk.old_lines else "hint") for s in slots]
 
 
 def _neighbours(slots: list[_Slot], slot: _Slot) -> tuple[_Slot | None, _Slot | None]:

@@ -248,3 +248,12 @@ def test_a_relaxed_match_is_used_only_without_an_exact_one():
         "hunk_offset",
     ]
     assert refused(["x "] + keys, "@@ -4 +4 @@\n-x\n+X\n").kind == "ambiguous_context"
+
+
+def test_a_patch_that_fits_exactly_at_its_line_numbers_applies_there():
+    """A pristine diff whose first hunk has only blank context and whose second recurs nearby:
+    neither has evidence of its own, but every hunk sits exactly at its header's line."""
+    keys = lines(["a", "", "", "b", "", ""], ["x", "y", "z", "x", "y"], filler(5, "c"))
+    body = "@@ -2,2 +2,3 @@\n \n+new\n \n@@ -10,2 +11,2 @@\n x\n-y\n+Y\n"
+    out, diags = apply(keys, body)
+    assert out[:5] == ["a", "", "new", "", "b"] and out[10:12] == ["x", "Y"] and diags == []
