@@ -1,24 +1,29 @@
 """Place a file's hunks: each where the evidence puts it, or nowhere (a refusal, never a guess).
 
-A hunk's offset is how far from its header's line it applies. Its hint is the
-header's line moved by the offset of the nearest placed hunk before it (0 for
-none). The evidence, strongest first:
+A hunk's offset is how far from its header's line it applies. A patch whose
+every hunk is exactly at its header's line applies there (a diff of this very
+file). Otherwise a hunk's hint is its header's line moved by the offset of the
+nearest placed hunk before it, and the evidence, strongest first, is:
 
-1. its old lines (context and removed lines) are exactly at the hint;
-2. they match once within `radius` lines of the hint;
+1. its old lines (context and removed lines) are exactly at the hint, trusted
+   only when the hunk before it is placed (or there is none);
+2. they match once within `radius` lines of the hint, with no other match
+   within MARGIN times that (a copy near a wrong line number is no evidence
+   while another lies just beyond);
 3. they match once in the file (after the previous hunk);
-4. the hunks placed before and after it confirm it: the one match between
-   them, or the one match at the offset of either neighbour.
+4. the other hunks: every hunk's matches are narrowed to those that leave the
+   others room in file order (`_in_order`), and the one left, or the one at
+   the offset of the hunk just before or after, is the place.
 
 Old lines without text (blank lines, lone braces: `matcher.has_text`) recur all
-over a file, so such a hunk is placed only by 1, by a match unique between its
-neighbours (or in the file), or by the offset both neighbours share. Hunks with
-text are placed first, in file order (1-3); the rest are then placed by their
-neighbours (4) until nothing changes. Several candidates with none of this
-evidence are `ambiguous_context`: no nearest-wins. A hunk that only adds lines
-(a -U0 insertion) has nothing to match: it goes at its hint when the hunks
-around it agree on the offset (or it is at the file's start or end), and is
-refused when they disagree, since lines were added or removed near it.
+over a file, so such a hunk is placed only by the literal fit, by a match left
+alone by the others, or at the offset both neighbours agree on. A hunk at an
+offset neither neighbour shares, whose lines also match at a neighbour's
+offset, is refused (`_check_contest`). Several candidates without evidence are
+`ambiguous_context`: no nearest-wins. A hunk that only adds lines (a -U0
+insertion) has nothing to match: it goes at its hint when the hunks around it
+agree on the offset (or it is at the file's start or end), and is refused when
+they disagree, since lines were added or removed near it.
 """
 
 from __future__ import annotations
