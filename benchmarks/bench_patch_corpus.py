@@ -343,7 +343,7 @@ def render(all_: list[Case]) -> str:
     t = table(all_)
     tools = sorted({tool for c in all_ for tool in c.outcomes}, key=lambda x: (x != "old", x))
     rows = [f"{len(all_)} cases from {len({c.name for c in all_})} file pairs"]
-    rows.append(f"{'':14}" + "".join(f"{tool:>34}" for tool in tools))
+    rows.append(f"{'':14}" + "".join(f"{tool:>40}" for tool in tools))
     keys = sorted(k for k in t if k != "total") + ["total"]
     for key in keys:
         cells = []
@@ -351,10 +351,10 @@ def render(all_: list[Case]) -> str:
             c = t[key].get(tool, Counter())
             n = sum(c.values()) or 1
             cells.append(
-                f"{c['applied']:>5}/{n:<5} {c['applied'] / n:6.1%} wrong {c['wrong']:>3}"
-                f" lit {c['literal']:>2}"
+                f"{c['applied']:>6}/{n:<6} {c['applied'] / n:6.1%} wrong {c['wrong']:>3}"
+                f" lit {c['literal']:>3}"
             )
-        rows.append(f"{key:14}" + "".join(f"{cell:>34}" for cell in cells))
+        rows.append(f"{key:14}" + "".join(f"{cell:>40}" for cell in cells))
     return "\n".join(rows)
 
 
