@@ -192,7 +192,11 @@ class Locator:
                 why = "it lies after the start of the next hunk (hunks must be in file order)"
             else:
                 why = "a '\\ No newline at end of file' marker pins it to the end of the file"
-            detail = f"its lines match at line {best + 1}, but {why}"
+            total = self.count(hunk)
+            detail = (
+                f"its lines match {total} place{'s' if total != 1 else ''} in the file, the "
+                f"nearest at line {best + 1}, but {why}"
+            )
             divergence = None
         else:
             found = self.keys[best + diverged] if 0 <= best + diverged < n else None

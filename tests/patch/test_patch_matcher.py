@@ -147,6 +147,7 @@ def test_not_found_when_the_text_lies_outside_the_neighbouring_hunks(lo, hi, why
     err = Locator(KEYS, "f").not_found(hunk(["line 3"]), 2, 2, lo, hi)
     assert "first_divergence" not in err.details  # None-valued details are dropped
     assert why in err.message and err.details["matches_in_file"] == 1
+    assert "its lines match 1 place in the file, the nearest at line 3" in err.message
 
 
 def test_not_found_explains_a_no_newline_marker():
