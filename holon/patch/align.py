@@ -7,11 +7,11 @@ nearest placed hunk before it, and the evidence, strongest first, is:
 
 1. its old lines (context and removed lines) are exactly at the hint, trusted
    only when the hunk before it is placed (or there is none);
-2. they match once within `radius` lines of the hint, with no other match
-   within MARGIN times that (a copy near a wrong line number is no evidence
-   while another lies just beyond);
-3. they match once in the file (after the previous hunk);
-4. the other hunks: every hunk's matches are narrowed to those that leave the
+2. they match once after the previous hunk (`window` when within `radius`
+   lines of the hint, else `file`); the one match near the hint while others
+   lie further off is no evidence, since a header 50 or 200 lines off puts a
+   copy near it as easily as the true place;
+3. the other hunks: every hunk's matches are narrowed to those that leave the
    others room in file order (`_in_order`), and the one left, or the one at
    the offset of the hunk just before or after, is the place.
 
@@ -32,8 +32,6 @@ from dataclasses import dataclass
 
 from holon.patch.matcher import Locator, Placement, at_edge, carries_text, cut_short, radius
 from holon.patch.model import Hunk
-
-MARGIN = 2
 
 
 @dataclass
@@ -114,8 +112,8 @@ def _neighbours(slots: list[_Slot], slot: _Slot) -> tuple[_Slot | None, _Slot | 
 
 
 def _firm(locator: Locator, slots: list[_Slot], slot: _Slot) -> Placement | None:
-    """A hunk with text, by its own lines: at its hint, else the one match near it, else the one
-    match after the previous hunk."""
+    """A hunk with text, by its own lines: at its hint, else its one match after the previous
+    hunk."""
     hunk, n = slot.hunk, len(locator.keys)
     before, _ = _neighbours(slots, slot)
     lo = before.end if before else 0
@@ -127,12 +125,10 @@ def _firm(locator: Locator, slots: list[_Slot], slot: _Slot) -> Placement | None
     starts = at_edge(hunk, starts, n)
     if trusted and hint in starts:
         return Placement(hint, relaxed, "hint")
-    near = [s for s in starts if abs(s - hint) <= MARGIN * radius(hunk)]
-    if len(near) == 1 and abs(near[0] - hint) <= radius(hunk):
-        return Placement(near[0], relaxed, "window")
-    if len(starts) == 1:
-        return Placement(starts[0], relaxed, "file")
-    return None
+    if len(starts) != 1:
+        return None  # several, none at the hint: the nearest is no evidence
+    near = abs(starts[0] - hint) <= radius(hunk)
+    return Placement(starts[0], relaxed, "window" if near else "file")
 
 
 def _in_order(locator: Locator, slots: list[_Slot]) -> dict[int, tuple[list[int], bool]]:

@@ -53,20 +53,22 @@ def test_a_hunk_without_text_applies_exactly_at_its_line_number():
 
 
 def test_the_one_match_near_the_hint_is_used_and_reported():
-    keys = lines(filler(10, "a"), ["x", "y"], filler(40, "b"), ["x", "y"], filler(5, "c"))
-    out, diags = apply(keys, "@@ -8,2 +8,2 @@\n x\n-y\n+Y\n")  # 3 lines off; a copy 45 away
+    keys = lines(filler(10, "a"), ["x", "y"], filler(40, "b"))
+    out, diags = apply(keys, "@@ -8,2 +8,2 @@\n x\n-y\n+Y\n")  # 3 lines off
     assert out[10:12] == ["x", "Y"] and out.count("Y") == 1
     assert searches(diags) == [(1, "window", 3)]
     assert "match once within 20 lines of line 8" in diags[0]["message"]
 
 
-def test_a_match_in_the_window_with_another_just_beyond_it_is_refused():
-    """Header lines 50 off put a copy 15 lines from the hint, the true place 35 beyond it: the
-    window's one match is no evidence while another lies within twice the window."""
-    keys = lines(filler(10, "a"), ["x", "y"], filler(18, "b"), ["x", "y"], filler(40, "c"))
-    err = refused(keys, "@@ -46,2 +46,2 @@\n x\n-y\n+Y\n")
-    assert err.kind == "ambiguous_context"
-    assert [c["distance"] for c in err.details["candidates"]] == [-35, -15]
+@pytest.mark.parametrize("gap", [48, 100])
+def test_the_one_match_near_the_hint_with_another_further_off_is_refused(gap):
+    """A header 50 lines off puts a copy 15 lines below the hint and the true place 35 (or 87)
+    above it: the window's one match is no evidence while another lies anywhere in the file."""
+    keys = lines(filler(10, "a"), ["x", "y"], filler(gap, "b"), ["x", "y"], filler(120, "c"))
+    copy = 12 + gap
+    err = refused(keys, f"@@ -{copy - 14},2 +{copy - 14},2 @@\n x\n-y\n+Y\n")
+    assert err.kind == "ambiguous_context" and err.details["matches_in_file"] == 2
+    assert [c["distance"] for c in err.details["candidates"]] == [13 - gap, 15]
 
 
 def test_the_one_match_in_the_file_is_used_beyond_the_window():
@@ -158,13 +160,19 @@ def test_the_one_match_between_the_neighbours_is_used():
 
 
 @pytest.mark.parametrize("copy_at", [5, 10])
-def test_a_copy_near_the_hint_against_the_offset_the_next_hunk_confirms_is_refused(copy_at):
+def test_a_copy_near_the_hint_loses_to_the_offset_the_next_hunk_confirms_or_ties(copy_at):
     """53 lines were inserted above both hunks, and a copy of hunk 1's lines lies 5 lines above its
-    hint, or at it: the copy alone, or the offset hunk 2 confirms? Nothing says."""
+    hint: hunk 2's offset confirms the true place. With the copy at the hint, the copy or the
+    offset hunk 2 confirms? Nothing says: refused."""
     block = ["    return x", "", "def g():"]
     keys = lines(filler(copy_at, "a"), block, filler(60 - copy_at, "pad"), block, filler(5, "c"))
     body = "@@ -11,3 +11,3 @@\n     return x\n-\n+# gap\n def g():\n"
     body += "@@ -17,2 +17,2 @@\n c 3\n-c 4\n+C 4\n"
+    if copy_at == 5:
+        out, diags = apply(keys, body)
+        assert out[63:66] == ["    return x", "# gap", "def g():"] and out.count("# gap") == 1
+        assert searches(diags)[0] == (1, "confirmed", 53)
+        return
     err = refused(keys, body)
     assert err.kind == "ambiguous_context" and err.details["hunk"] == 1
     assert [c["line"] for c in err.details["candidates"]] == [copy_at + 1, 64]
@@ -241,7 +249,7 @@ def test_a_hunk_with_no_place_reports_the_nearest_text():
 
 
 def test_a_relaxed_match_is_used_only_without_an_exact_one():
-    keys = lines(filler(5, "a"), ["x  "], filler(40, "g"), ["x\t"])
+    keys = lines(filler(5, "a"), ["x  "], filler(40, "g"))
     out, diags = apply(keys, "@@ -4 +4 @@\n-x\n+X\n")
     assert out[5] == "X" and [d["kind"] for d in diags] == [
         "whitespace_relaxed_match",
