@@ -265,3 +265,18 @@ def test_a_patch_that_fits_exactly_at_its_line_numbers_applies_there():
     body = "@@ -2,2 +2,3 @@\n \n+new\n \n@@ -10,2 +11,2 @@\n x\n-y\n+Y\n"
     out, diags = apply(keys, body)
     assert out[:5] == ["a", "", "new", "", "b"] and out[10:12] == ["x", "Y"] and diags == []
+
+
+def test_hunks_whose_only_places_are_out_of_order_are_refused_as_such():
+    """Hunk 1's lines are only after hunk 2's (which is unique): hunk 1 has no place in order."""
+    keys = lines(
+        ["x", "y"], filler(30, "a"), ["p", "q"], filler(10, "b"), ["p", "q"], filler(9, "c")
+    )
+    body = "@@ -1,2 +1,2 @@\n p\n-q\n+Q\n@@ -30,2 +30,2 @@\n x\n-y\n+Y\n"
+    err = refused(keys, body)
+    assert err.kind == "context_not_found" and err.details["hunk"] == 1
+    assert err.details["matches_in_file"] == 2
+    assert (
+        "2 places in the file, the nearest at line 33, but it lies after the start of the next"
+        in (err.message)
+    )
