@@ -12,8 +12,10 @@ nearest placed hunk before it, and the evidence, strongest first, is:
    lie further off is no evidence, since a header 50 or 200 lines off puts a
    copy near it as easily as the true place;
 3. the other hunks: every hunk's matches are narrowed to those that leave the
-   others room in file order (`_in_order`), and the one left, or the one at
-   the offset of the hunk just before or after, is the place.
+   others room in file order (`_in_order`), and the one left is the place; or,
+   once the hunk before it is placed, the one at its hint (1). A match at the
+   next hunk's offset alone proves nothing: lines may have been inserted
+   between the two.
 
 Old lines without text (blank lines, lone braces: `matcher.has_text`) recur all
 over a file, so such a hunk is placed only by the literal fit, by a match left
@@ -166,22 +168,19 @@ def _in_order(locator: Locator, slots: list[_Slot]) -> dict[int, tuple[list[int]
 
 def _between(slots: list[_Slot], slot: _Slot, starts: list[int], relaxed: bool) -> Placement | None:
     """A hunk by the others: the one match that leaves them room in file order; for a hunk with
-    text, the one match at the offset of either placed neighbour; for one without, the match at
-    the offset both agree on."""
+    text, the one at its hint once the hunk before it is placed; for one without, the one at the
+    offset both neighbours agree on."""
     before, after = _neighbours(slots, slot)
     if len(starts) == 1:
         return Placement(starts[0], relaxed, "between" if before or after else "file")
     prior, later = _adjacent(slots, slot, -1), _adjacent(slots, slot, 1)
-    if carries_text(slot.hunk):
-        offsets = {o for o in (prior, later) if o is not None and o is not _NONE}
+    if carries_text(slot.hunk):  # its hint, once the hunk before it is placed
+        offsets = {prior} if isinstance(prior, int) else set()
     else:
         agreed = _agreed(prior, later)
         offsets = set() if agreed is None else {agreed}
     confirmed = [s for s in starts if s - slot.hinted in offsets]
-    if len(confirmed) != 1:
-        return None
-    at_prior = prior is not None and confirmed[0] - slot.hinted == prior
-    return Placement(confirmed[0], relaxed, "hint" if at_prior else "confirmed")
+    return Placement(confirmed[0], relaxed, "hint") if len(confirmed) == 1 else None
 
 
 _NONE = object()  # no hunk with old lines on that side

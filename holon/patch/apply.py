@@ -74,7 +74,6 @@ def _offset(
             "match once in the file"
         ),
         "between": "; its lines match once between the hunks placed around it",
-        "confirmed": "; the match at the offset of a neighbouring hunk",
     }.get(placement.search, "")
     return diagnostic(
         "hunk_offset",

@@ -49,8 +49,8 @@ class Placement:
     relaxed: bool  # matched only when trailing whitespace was ignored
     # the evidence: "hint" (at the header's line, moved by the neighbouring hunks' offset),
     # "window" (the one match near the hint), "file" (the one match in the file),
-    # "between" (the one match between the neighbouring hunks), "confirmed" (the match whose
-    # offset a neighbouring hunk shares), "line" (an insertion without context: its line number)
+    # "between" (the one match that leaves the other hunks room in file order), "line" (an
+    # insertion without context: its line number)
     search: str = "hint"
 
 
