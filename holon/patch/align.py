@@ -6,7 +6,9 @@ file). Otherwise a hunk's hint is its header's line moved by the offset of the
 nearest placed hunk before it, and the evidence, strongest first, is:
 
 1. its old lines (context and removed lines) are exactly at the hint, trusted
-   only when the hunk before it is placed (or there is none);
+   only when the hunk before it is placed (or there is none) and no other
+   match lies within `radius` of it (lines inserted between the hunks would
+   put the place at that copy);
 2. they match once after the previous hunk (`window` when within `radius`
    lines of the hint, else `file`); the one match near the hint while others
    lie further off is no evidence, since a header 50 or 200 lines off puts a
@@ -32,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from holon.patch.matcher import Locator, Placement, at_edge, carries_text, cut_short, radius
+from holon.patch.matcher import Locator, Placement, at_edge, carries_text, radius
 from holon.patch.model import Hunk
 
 
@@ -121,11 +123,9 @@ def _firm(locator: Locator, slots: list[_Slot], slot: _Slot) -> Placement | None
     lo = before.end if before else 0
     hint = slot.hinted + (before.offset if before else 0)
     trusted = _adjacent(slots, slot, -1) is not None  # the hunk before it is placed, or none is
-    if trusted and hint >= lo and not cut_short(hunk) and locator.at(hunk, hint) is False:
-        return Placement(hint, False, "hint")  # the common case, without an index
     starts, relaxed = locator.matches(hunk, lo)
     starts = at_edge(hunk, starts, n)
-    if trusted and hint in starts:
+    if trusted and hint in starts and _alone(starts, hint, radius(hunk)):
         return Placement(hint, relaxed, "hint")
     if len(starts) != 1:
         return None  # several, none at the hint: the nearest is no evidence
@@ -175,12 +175,20 @@ def _between(slots: list[_Slot], slot: _Slot, starts: list[int], relaxed: bool) 
         return Placement(starts[0], relaxed, "between" if before or after else "file")
     prior, later = _adjacent(slots, slot, -1), _adjacent(slots, slot, 1)
     if carries_text(slot.hunk):  # its hint, once the hunk before it is placed
-        offsets = {prior} if isinstance(prior, int) else set()
-    else:
+        offsets, guard = ({prior} if isinstance(prior, int) else set()), True
+    else:  # the offset both neighbours have (then a copy nearby is no rival), or 0
         agreed = _agreed(prior, later)
-        offsets = set() if agreed is None else {agreed}
+        offsets, guard = (set() if agreed is None else {agreed}), not isinstance(later, int)
     confirmed = [s for s in starts if s - slot.hinted in offsets]
-    return Placement(confirmed[0], relaxed, "hint") if len(confirmed) == 1 else None
+    if len(confirmed) != 1 or (guard and not _alone(starts, confirmed[0], radius(slot.hunk))):
+        return None
+    return Placement(confirmed[0], relaxed, "hint")
+
+
+def _alone(starts: list[int], start: int, reach: int) -> bool:
+    """Is `start` the only match within `reach` lines of itself? A copy a few lines off the hint
+    is as likely the place: lines may have been inserted between the hunks."""
+    return not any(s != start and abs(s - start) <= reach for s in starts)
 
 
 _NONE = object()  # no hunk with old lines on that side

@@ -276,3 +276,14 @@ def test_hunks_whose_only_places_are_out_of_order_are_refused_as_such():
         "2 places in the file, the nearest at line 33, but it lies after the start of the next"
         in (err.message)
     )
+
+
+def test_a_match_at_a_moved_hint_with_a_copy_a_few_lines_off_is_refused():
+    """Hunk 1 moved 3 lines, so hunk 2's hint is 3 lines down, where its lines are; but they are
+    also 2 lines further: lines inserted between the hunks would put the place there."""
+    keys = lines(filler(3, "pre"), ["a", "b"], filler(10, "m"), ["x", "y", "x", "y"])
+    keys += filler(20, "e")
+    body = "@@ -1,2 +1,2 @@\n a\n-b\n+B\n@@ -13,2 +13,2 @@\n x\n-y\n+Y\n"
+    err = refused(keys, body)
+    assert err.kind == "ambiguous_context" and err.details["hunk"] == 2
+    assert err.details["candidates"] == [{"line": 16, "distance": 0}, {"line": 18, "distance": 2}]
