@@ -1,54 +1,61 @@
-"""Benchmark: apply real per-commit diffs, with drift injected, through holon, `git apply --recount`
-and GNU `patch --fuzz`; report the apply rate and the misapplications of each.
+"""Benchmark: real per-commit diffs with drift, applied by holon, `git apply --recount` and (with
+`--old REV`) an older holon; the apply rate and the wrong trees of each, per variant.
 
-Run from a checkout: `python benchmarks/bench_patch_corpus.py --repo PATH [--limit N] [--quick]`.
-Every modified text file of the last N non-merge commits of PATH gives one unified diff per context
-size (-U3, -U1, -U0), and each diff is applied to the pre-commit file in several variants:
+A corpus is a list of (path, before, after) file pairs from real commits (`pairs`), stored
+compactly (`write_pairs`, `read_pairs`: gzipped JSON lines). Each pair gives one `git diff` per
+context size (-U0, -U1, -U3), and each diff is applied to the before file in these variants:
 
 - `exact`: as generated;
-- `drift`: 1-5 foreign lines inserted somewhere between consecutive hunks (and above the first);
-- `far`: 50 foreign lines inserted at the top, so every hint is off by more than the window;
-- `counts`: `drift` with every hunk header's counts off by one or two.
+- `off10`, `off50`, `off200`: every hunk header's line numbers 10, 50 or 200 lines off (down,
+  or up when that stays in the file);
+- `inserted`: 1-5 foreign lines inserted in the file above each hunk (between hunks);
+- `counts`: every hunk header's old and new counts one short or one long.
 
-A result is `applied` when the file is exactly the post-commit content (with the same foreign
-lines at the corresponding places), `refused` when the tool fails, and `misapplied` when it
-reports success and the content differs: the one outcome a patch tool must never produce. A case
-is `locatable` when every hunk's old lines are the unique match within max(20, 2 x old lines) of
-its hint (the header's line, moved by the previous hunk's true offset), or at the hint itself (a
-hunk that only adds lines: at the hint, which is the start or the end of the file). A hunk without
-a context line with text counts only as that unique match, even at its hint: its line number alone
-cannot tell it from a copy nearby. holon is expected to apply every locatable case.
+An outcome is `applied` when the result is exactly the after file (with the foreign lines at the
+corresponding places), `refused` when the tool fails, and `wrong` when it reports success with any
+other content: the outcome a patch tool must never produce. One exception: a drifted patch that
+still fits exactly at its (wrong) line numbers is indistinguishable from a correct patch of that
+file, so applying it there is `literal`, not wrong.
+
+Build a corpus from repositories: `python benchmarks/bench_patch_corpus.py --repo PATH
+[--repo PATH] --limit N --write tests/patch/corpus/pairs.jsonl.gz`. Measure:
+`python benchmarks/bench_patch_corpus.py --repo PATH --limit N [--old main]` or
+`--pairs FILE`.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
+import os
+import pickle
 import random
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from holon.patch.apply import apply_hunks
-from holon.patch.errors import PatchError
-from holon.patch.parser import parse_patch
-from holon.patch.textfile import decode
-
 GIT = ["git", "-c", "core.autocrlf=false", "-c", "core.quotepath=true"]
 HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$")
 LINE = re.compile(rb"[^\n]*\n|[^\n]+$")
-CONTEXTS = (3, 1, 0)
-VARIANTS = ("exact", "drift", "far", "counts")
-TOOLS = ("holon", "git apply --recount", "patch --fuzz=2")
-FAR = 50
+CONTEXTS = (0, 1, 3)
+VARIANTS = ("exact", "off10", "off50", "off200", "inserted", "counts")
+GIT_APPLY = "git apply --recount"
+MAX_BYTES = 12_000  # a pair's files, each, so a corpus stays small
+
+
+@dataclass
+class Pair:
+    name: str  # "<project> <commit> <path>"
+    path: str
+    before: bytes
+    after: bytes
 
 
 @dataclass
@@ -57,37 +64,100 @@ class Hunk:
     old: list[bytes]  # context and removed lines (body text, without the tag)
     new_len: int
     header_at: int  # index of the header line in the diff
-    context: bool = False  # a context line with text: without one, only uniqueness places it
 
 
 @dataclass
 class Case:
     name: str
+    context: int
+    variant: str
     path: str
     pre: bytes
     patch: bytes
     expected: bytes
-    locatable: bool
+    literal: bytes | None  # the result of applying at the header's numbers, when they fit
     outcomes: dict[str, str] = field(default_factory=dict)
 
 
-def git(repo: Path, *args: str) -> bytes:
-    return subprocess.run([*GIT, *args], cwd=repo, capture_output=True, check=True).stdout
+def git(repo: Path, *args: str, data: bytes | None = None, check: bool = True) -> bytes:
+    done = subprocess.run([*GIT, *args], cwd=repo, input=data, capture_output=True, check=check)
+    return done.stdout
 
 
 def lines_of(data: bytes) -> list[bytes]:
     return LINE.findall(data)
 
 
-def parse_hunks(diff: list[bytes]) -> list[Hunk]:
+# -- the corpus: file pairs from real commits
+
+
+def pairs(repo: Path, limit: int, rev: str = "HEAD", project: str | None = None) -> list[Pair]:
+    """The modified text files (each at most MAX_BYTES) of the last `limit` non-merge commits."""
+    project = project or repo.name
+    out: list[Pair] = []
+    revs = git(repo, "rev-list", "--no-merges", f"--max-count={limit}", rev).decode().split()
+    for commit in revs:
+        listing = git(repo, "diff-tree", "-r", "--no-renames", "--diff-filter=M", f"{commit}^!")
+        for row in listing.decode("utf-8", "replace").splitlines():
+            meta, _, path = row.partition("\t")
+            old_blob, new_blob = meta.split()[2:4]
+            before, after = (
+                git(repo, "cat-file", "blob", old_blob),
+                git(repo, "cat-file", "blob", new_blob),
+            )
+            if max(len(before), len(after)) > MAX_BYTES or not _text(before) or not _text(after):
+                continue
+            out.append(Pair(f"{project} {commit[:10]} {path}", path, before, after))
+    return out
+
+
+def _text(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return b"\0" not in data and b"\r" not in data
+
+
+def write_pairs(path: Path, items: list[Pair]) -> None:
+    rows = [
+        json.dumps(
+            {"name": p.name, "path": p.path, "before": p.before.decode(), "after": p.after.decode()}
+        )
+        for p in items
+    ]
+    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
+        out.write(("\n".join(rows) + "\n").encode())
+
+
+def read_pairs(path: Path) -> list[Pair]:
+    rows = gzip.decompress(path.read_bytes()).decode().splitlines()
+    return [
+        Pair(r["name"], r["path"], r["before"].encode(), r["after"].encode())
+        for r in map(json.loads, rows)
+    ]
+
+
+# -- cases: a diff per context size, in every variant
+
+
+def diff(pair: Pair, context: int, tmp: Path) -> bytes:
+    """`git diff -U<context>` of the pair, as a/<path> b/<path>."""
+    (tmp / "a").write_bytes(pair.before)
+    (tmp / "b").write_bytes(pair.after)
+    text = git(tmp, "diff", "--no-index", f"-U{context}", "--no-color", "a", "b", check=False)
+    body = text[text.index(b"\n@@") + 1 :]
+    return f"--- a/{pair.path}\n+++ b/{pair.path}\n".encode() + body
+
+
+def parse_hunks(lines: list[bytes]) -> list[Hunk]:
     hunks: list[Hunk] = []
-    for i, line in enumerate(diff):
+    for i, line in enumerate(lines):
         match = HUNK.match(line.rstrip(b"\n"))
         if match:
             hunks.append(Hunk(int(match.group(1)), [], 0, i))
         elif hunks and line[:1] in (b" ", b"-"):
-            hunks[-1].old.append(line[1:].rstrip(b"\n").removesuffix(b"\r"))
-            hunks[-1].context |= line[:1] == b" " and bool(line[1:].strip())
+            hunks[-1].old.append(line[1:].rstrip(b"\n"))
         if hunks and not match and line[:1] in (b" ", b"+"):
             hunks[-1].new_len += 1
     return hunks
@@ -99,30 +169,9 @@ def span(h: Hunk) -> tuple[int, int]:
     return a, a + len(h.old)
 
 
-def inject(pre: list[bytes], post: list[bytes], hunks: list[Hunk], plan: dict[int, int], tag: str):
-    """Insert foreign lines into pre before the given indexes, and at the corresponding places in
-    post (after every hunk that ends at or before the index)."""
-    new_pre, new_post = list(pre), list(post)
-    for q in sorted(plan, reverse=True):
-        delta = sum(h.new_len - len(h.old) for h in hunks if span(h)[1] <= q)
-        junk = [f"holon corpus {tag} {q}.{j}\n".encode() for j in range(plan[q])]
-        new_pre[q:q] = junk
-        new_post[q + delta : q + delta] = junk
-    return b"".join(new_pre), b"".join(new_post)
-
-
-def true_starts(hunks: list[Hunk], plan: dict[int, int]) -> list[int]:
-    """Each hunk's start once the foreign lines are in: a hunk with old lines moves down by those
-    inserted at or above its first line, an insertion by those strictly above it."""
-    out = []
-    for h in hunks:
-        a, _ = span(h)
-        out.append(a + sum(n for q, n in plan.items() if q < a or (q == a and h.old)))
-    return out
-
-
-def gaps(hunks: list[Hunk], rng: random.Random) -> dict[int, int]:
-    """One insertion point (index -> line count) in the gap before each hunk, if there is room."""
+def inject(pre: list[bytes], post: list[bytes], hunks: list[Hunk], rng: random.Random):
+    """1-5 foreign lines in the gap above each hunk of pre (where there is one), and at the
+    corresponding places in post."""
     plan, prev = {}, 0
     for h in hunks:
         a, b = span(h)
@@ -130,212 +179,229 @@ def gaps(hunks: list[Hunk], rng: random.Random) -> dict[int, int]:
         if last >= prev:
             plan[rng.randint(prev, last)] = rng.randint(1, 5)
         prev = b
-    return plan
+    new_pre, new_post = list(pre), list(post)
+    for q in sorted(plan, reverse=True):
+        delta = sum(h.new_len - len(h.old) for h in hunks if span(h)[1] <= q)
+        junk = [f"holon corpus inserted {q}.{j}\n".encode() for j in range(plan[q])]
+        new_pre[q:q] = junk
+        new_post[q + delta : q + delta] = junk
+    return b"".join(new_pre), b"".join(new_post)
 
 
-def skew_counts(diff: list[bytes], hunks: list[Hunk], rng: random.Random) -> list[bytes]:
-    out = list(diff)
+def rewrite_headers(
+    lines: list[bytes], hunks: list[Hunk], shift: int, counts: random.Random | None
+):
+    """The diff with every header's line numbers moved by `shift` and, given `counts`, its counts
+    one short or long."""
+    out = list(lines)
     for h in hunks:
-        match = HUNK.match(diff[h.header_at].rstrip(b"\n"))
-        assert match
-        a, b, c, d, rest = match.groups()
-        b2 = max(int(b or 1) + rng.choice((-2, -1, 1, 2)), 0)
-        d2 = max(int(d or 1) + rng.choice((-2, -1, 1, 2)), 0)
-        out[h.header_at] = b"@@ -%s,%d +%s,%d @@%s\n" % (a, b2, c, d2, rest)
+        a, b, c, d, rest = HUNK.match(lines[h.header_at].rstrip(b"\n")).groups()
+        b, d = int(b if b is not None else 1), int(d if d is not None else 1)
+        if counts is not None:
+            b, d = max(b + counts.choice((-1, 1)), 0), max(d + counts.choice((-1, 1)), 0)
+        a2, c2 = int(a) + shift, int(c) + shift
+        out[h.header_at] = b"@@ -%d,%d +%d,%d @@%s\n" % (a2, b, c2, d, rest)
     return out
 
 
-def locatable(pre: bytes, hunks: list[Hunk], truth: list[int]) -> bool:
-    """Whether every hunk is at its hint or the unique match near it (see the module docstring);
-    an insertion without context must be at its hint."""
-    keys = [line.rstrip(b"\n").removesuffix(b"\r") for line in lines_of(pre)]
-    drift, lo = 0, 0
-    for h, t in zip(hunks, truth, strict=True):
-        a, _ = span(h)
-        hint, m = a + drift, len(h.old)
-        if not h.old and not (t == hint and (hint == len(keys) or hint == lo == 0)):
-            return False  # an insertion without context is placed only at the file's edges
-        if t != hint or not h.context:  # without context text, the hint alone proves nothing
-            reach = max(20, 2 * m)
-            window = range(max(lo, hint - reach), min(len(keys) - m, hint + reach) + 1)
-            if [s for s in window if keys[s : s + m] == h.old] != [t]:
-                return False
-        drift, lo = t - a, t + m
-    return True
+def literal(pre: bytes, hunks: list[Hunk], lines: list[bytes]) -> bytes | None:
+    """The patch applied exactly at its headers' line numbers, or None where it does not fit."""
+    keys = [x.rstrip(b"\n") for x in lines_of(pre)]
+    out: list[bytes] = []
+    pos = 0
+    src = lines_of(pre)
+    for h in hunks:
+        match = HUNK.match(lines[h.header_at].rstrip(b"\n"))
+        start = int(match.group(1)) - (1 if h.old else 0)
+        if start < pos or keys[start : start + len(h.old)] != h.old:
+            return None
+        out += src[pos:start]
+        end = h.header_at + 1
+        while end < len(lines) and not lines[end].startswith(b"@@"):
+            if lines[end][:1] == b"+":
+                out.append(lines[end][1:])
+            elif lines[end][:1] == b" ":
+                out.append(src[start])
+            start += lines[end][:1] in (b" ", b"-")
+            end += 1
+        pos = start
+    return b"".join(out + src[pos:])
 
 
-def cases_for(repo: Path, commit: str, parent: str, rng: random.Random) -> list[Case]:
+def cases(pair: Pair, tmp: Path, rng: random.Random) -> list[Case]:
     out: list[Case] = []
     for context in CONTEXTS:
-        text = git(
-            repo,
-            "diff",
-            f"-U{context}",
-            "--no-color",
-            "--no-ext-diff",
-            "--no-textconv",
-            "--no-renames",
-            "--diff-filter=M",
-            "--src-prefix=a/",
-            "--dst-prefix=b/",
-            parent,
-            commit,
-        )
-        for chunk in re.split(rb"(?m)^(?=diff --git )", text):
-            if b"\n@@ " not in chunk or b"\nGIT binary patch" in chunk:
-                continue
-            path = chunk.split(b"\n+++ b/", 1)[1].split(b"\n", 1)[0].decode("utf-8", "replace")
-            if path.startswith('"'):
-                continue
-            out += variants(repo, commit, parent, path, context, chunk, rng)
+        text = diff(pair, context, tmp)
+        if b"\\ No newline" in text:
+            continue  # the foreign lines and shifted numbers would not keep the end of the file
+        lines = lines_of(text)
+        hunks = parse_hunks(lines)
+        for variant in VARIANTS:
+            pre, post, patch = pair.before, pair.after, lines
+            if variant == "inserted":
+                pre, post = inject(lines_of(pre), lines_of(post), hunks, rng)
+            elif variant.startswith("off"):
+                n = int(variant[3:])
+                shift = -n if rng.random() < 0.5 and min(h.old_start for h in hunks) > n else n
+                patch = rewrite_headers(lines, hunks, shift, None)
+            elif variant == "counts":
+                patch = rewrite_headers(lines, hunks, 0, rng)
+            fits = literal(pre, parse_hunks(patch), patch) if variant != "exact" else None
+            out.append(
+                Case(pair.name, context, variant, pair.path, pre, b"".join(patch), post, fits)
+            )
     return out
 
 
-def variants(repo, commit, parent, path, context, chunk, rng) -> list[Case]:
-    pre = git(repo, "show", f"{parent}:{path}")
-    post = git(repo, "show", f"{commit}:{path}")
-    try:
-        decode(pre, path)
-        decode(post, path)
-    except PatchError:
-        return []
-    diff = lines_of(chunk)
-    hunks = parse_hunks(diff)
-    name = f"{commit[:10]} {path} -U{context}"
-    pl, tl = lines_of(pre), lines_of(post)
-    cases = []
-    for variant in VARIANTS:
-        patch = diff
-        plan = {} if variant == "exact" else {0: FAR} if variant == "far" else gaps(hunks, rng)
-        a, b = inject(pl, tl, hunks, plan, variant)
-        if variant == "counts":
-            patch = skew_counts(diff, hunks, rng)
-        ok = locatable(a, hunks, true_starts(hunks, plan))
-        cases.append(Case(f"{name} {variant}", path, a, b"".join(patch), b, ok))
-    return cases
-
-
-def run_holon(pre: bytes, patch: bytes) -> bytes | None:
-    try:
-        [fp] = parse_patch(patch.decode("utf-8"))
-        return apply_hunks(decode(pre, "f"), fp, "f")[0]
-    except PatchError:
-        return None
-
-
-def run_external(tool: str, path: str, pre: bytes, patch: bytes) -> bytes | None:
+def all_cases(items: list[Pair], seed: int = 1) -> list[Case]:
+    rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="holon-corpus-") as tmp:
-        target = Path(tmp) / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(pre)
-        if tool == "git apply --recount":
-            cmd = ["git", "apply", "--recount", "-p1", "-"]
-        else:
-            cmd = ["patch", "-p1", "--fuzz=2", "--batch", "--no-backup-if-mismatch", "-r", "-"]
-            cmd += ["-s"]
-        done = subprocess.run(cmd, cwd=tmp, input=patch, capture_output=True, check=False)
-        if done.returncode != 0:
-            return None
-        return target.read_bytes() if target.exists() else b""
+        return [c for p in items for c in cases(p, Path(tmp), rng)]
 
 
-def judge(result: bytes | None, expected: bytes) -> str:
+# -- tools
+
+
+def holon_apply(items: list[tuple[bytes, bytes]]) -> list[bytes | None]:
+    """Apply each (pre, patch) with the holon on sys.path, in memory."""
+    from holon.patch.apply import apply_hunks
+    from holon.patch.errors import PatchError
+    from holon.patch.parser import parse_patch
+    from holon.patch.textfile import decode
+
+    out: list[bytes | None] = []
+    for pre, patch in items:
+        try:
+            [fp] = parse_patch(patch.decode("utf-8"))
+            out.append(apply_hunks(decode(pre, "f"), fp, "f")[0])
+        except PatchError:
+            out.append(None)
+    return out
+
+
+def old_holon_apply(root: Path, items: list[tuple[bytes, bytes]]) -> list[bytes | None]:
+    """`holon_apply` in a child process that imports holon from `root`."""
+    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run(
+        [sys.executable, __file__, "--worker"],
+        input=pickle.dumps(items),
+        capture_output=True,
+        env=env,
+        check=True,
+    )
+    return pickle.loads(done.stdout)
+
+
+_local = threading.local()
+
+
+def git_apply(path: str, pre: bytes, patch: bytes) -> bytes | None:
+    if not hasattr(_local, "tmp"):
+        _local.tmp = tempfile.mkdtemp(prefix="holon-corpus-git-")
+    target = Path(_local.tmp) / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(pre)
+    cmd = ["git", "apply", "--recount", "-p1", "-"]
+    done = subprocess.run(cmd, cwd=_local.tmp, input=patch, capture_output=True, check=False)
+    return target.read_bytes() if done.returncode == 0 else None
+
+
+def judge(result: bytes | None, case: Case) -> str:
     if result is None:
         return "refused"
-    return "applied" if result == expected else "misapplied"
+    if result == case.expected:
+        return "applied"
+    return "literal" if result == case.literal else "wrong"
 
 
-def run_case(case: Case, tools: tuple[str, ...]) -> Case:
-    for tool in tools:
-        result = (
-            run_holon(case.pre, case.patch)
-            if tool == "holon"
-            else run_external(tool, case.path, case.pre, case.patch)
-        )
-        case.outcomes[tool] = judge(result, case.expected)
-    return case
+def run(all_: list[Case], tools: list[str], old_root: Path | None = None, workers: int = 2) -> None:
+    items = [(c.pre, c.patch) for c in all_]
+    if "holon" in tools:
+        for c, r in zip(all_, holon_apply(items), strict=True):
+            c.outcomes["holon"] = judge(r, c)
+    if "old" in tools and old_root is not None:
+        for c, r in zip(all_, old_holon_apply(old_root, items), strict=True):
+            c.outcomes["old"] = judge(r, c)
+    if GIT_APPLY in tools:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(lambda c: git_apply(c.path, c.pre, c.patch), all_))
+        for c, r in zip(all_, results, strict=True):
+            c.outcomes[GIT_APPLY] = judge(r, c)
 
 
-def collect(
-    repo: Path, limit: int, contexts: tuple[int, ...], seed: int = 1, rev: str = "HEAD"
-) -> list[Case]:
-    rng = random.Random(seed)
-    revs = git(repo, "rev-list", "--no-merges", f"--max-count={limit}", rev).decode().split()
-    cases: list[Case] = []
-    for commit in revs:
-        parents = git(repo, "rev-list", "--parents", "-n", "1", commit).decode().split()[1:]
-        if parents:
-            cases += [
-                c for c in cases_for(repo, commit, parents[0], rng) if _context_of(c) in contexts
-            ]
-    return cases
+def table(all_: list[Case]) -> dict[str, dict[str, Counter]]:
+    """variant key ("-U1 off10") -> tool -> Counter of outcomes."""
+    out: dict[str, dict[str, Counter]] = {}
+    for c in all_:
+        for key in (f"-U{c.context} {c.variant}", "total"):
+            for tool, outcome in c.outcomes.items():
+                out.setdefault(key, {}).setdefault(tool, Counter())[outcome] += 1
+    return out
 
 
-def _context_of(case: Case) -> int:
-    return int(case.name.split(" -U", 1)[1].split(" ", 1)[0])
-
-
-def report(cases: list[Case], tools: tuple[str, ...]) -> dict:
-    table: dict = {}
-    for tool in tools:
-        per: dict = {}
-        for case in cases:
-            variant = case.name.rsplit(" ", 1)[1]
-            key = f"-U{_context_of(case)} {variant}"
-            per.setdefault(key, Counter())[case.outcomes[tool]] += 1
-        total = Counter(case.outcomes[tool] for case in cases)
-        table[tool] = {"total": dict(total), **{k: dict(v) for k, v in sorted(per.items())}}
-    missed = [c.name for c in cases if c.locatable and c.outcomes.get("holon") != "applied"]
-    return {
-        "cases": len(cases),
-        "locatable": sum(c.locatable for c in cases),
-        "holon_locatable_not_applied": missed[:20],
-        "holon_misapplied": [c.name for c in cases if c.outcomes.get("holon") == "misapplied"][:20],
-        "tools": table,
-    }
-
-
-def render(summary: dict, tools: tuple[str, ...]) -> str:
-    rows = [f"{summary['cases']} cases, {summary['locatable']} locatable"]
-    keys = sorted({k for t in tools for k in summary["tools"][t] if k != "total"})
-    width = max(len(t) for t in tools)
-    rows.append(f"{'':10} " + "  ".join(f"{t:>{width + 12}}" for t in tools))
-    for key in ["total", *keys]:
+def render(all_: list[Case]) -> str:
+    t = table(all_)
+    tools = sorted({tool for c in all_ for tool in c.outcomes}, key=lambda x: (x != "old", x))
+    rows = [f"{len(all_)} cases from {len({c.name for c in all_})} file pairs"]
+    rows.append(f"{'':14}" + "".join(f"{tool:>40}" for tool in tools))
+    keys = sorted(k for k in t if k != "total") + ["total"]
+    for key in keys:
         cells = []
         for tool in tools:
-            c = Counter(summary["tools"][tool].get(key, {}))
+            c = t[key].get(tool, Counter())
             n = sum(c.values()) or 1
-            cells.append(f"{c['applied'] / n:>{width - 2}.1%} applied {c['misapplied']:>3} mis")
-        rows.append(f"{key:10} " + "  ".join(cells))
-    rows.append(
-        f"holon: {len(summary['holon_locatable_not_applied'])} locatable not applied, "
-        f"{len(summary['holon_misapplied'])} misapplied"
-    )
+            cells.append(
+                f"{c['applied']:>6}/{n:<6} {c['applied'] / n:6.1%} wrong {c['wrong']:>3}"
+                f" lit {c['literal']:>3}"
+            )
+        rows.append(f"{key:14}" + "".join(f"{cell:>40}" for cell in cells))
     return "\n".join(rows)
+
+
+def _export(rev: str) -> Path:
+    """A tree of holon at `rev` (of this checkout), for the `old` tool."""
+    top = Path(__file__).resolve().parent.parent
+    out = Path(tempfile.mkdtemp(prefix="holon-old-"))
+    archive = git(top, "archive", rev, "holon")
+    subprocess.run(["tar", "-x", "-C", str(out)], input=archive, check=True)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repo", type=Path, default=Path(__file__).resolve().parent.parent)
-    parser.add_argument("--limit", type=int, default=100, help="non-merge commits to replay")
-    parser.add_argument("--quick", action="store_true", help="20 commits, -U3 and -U1 only")
-    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
-    parser.add_argument("--holon-only", action="store_true", help="skip git apply and patch")
+    parser.add_argument("--repo", type=Path, action="append", default=[])
+    parser.add_argument("--limit", type=int, default=100, help="non-merge commits per repo")
+    parser.add_argument("--pairs", type=Path, help="read the file pairs from a corpus file")
+    parser.add_argument("--write", type=Path, help="write the file pairs to a corpus file")
+    parser.add_argument("--max-pairs", type=int, default=0, help="keep at most this many pairs")
+    parser.add_argument("--old", help="also run holon at this revision of this checkout")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    limit = min(args.limit, 20) if args.quick else args.limit
-    contexts = (3, 1) if args.quick else CONTEXTS
-    tools = (
-        ("holon",)
-        if args.holon_only
-        else tuple(t for t in TOOLS if t == "holon" or shutil.which(t.split()[0]))
-    )
-    cases = collect(args.repo, limit, contexts)
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        cases = list(pool.map(lambda c: run_case(c, tools), cases))
-    summary = report(cases, tools)
-    print(json.dumps(summary, indent=1) if args.json else render(summary, tools))
+    if args.worker:
+        sys.stdout.buffer.write(pickle.dumps(holon_apply(pickle.loads(sys.stdin.buffer.read()))))
+        return 0
+    items = read_pairs(args.pairs) if args.pairs else []
+    for repo in args.repo:
+        project = repo.name if repo.name not in ("repo", ".git") else repo.parent.name
+        items += pairs(repo, args.limit, project=project)
+    if args.max_pairs:
+        items = random.Random(args.seed).sample(items, min(args.max_pairs, len(items)))
+    if args.write:
+        write_pairs(args.write, items)
+        print(f"wrote {len(items)} pairs to {args.write} ({args.write.stat().st_size} bytes)")
+        return 0
+    all_ = all_cases(items, args.seed)
+    tools = ["holon", GIT_APPLY] + (["old"] if args.old else [])
+    run(all_, tools, _export(args.old) if args.old else None)
+    print(render(all_))
+    wrong = [f"{c.name} -U{c.context} {c.variant}" for c in all_ if c.outcomes["holon"] == "wrong"]
+    print("holon wrong:", *wrong[:20], sep="\n  ")
     return 0
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    if "--worker" in sys.argv:
+        sys.path.insert(0, os.environ["PYTHONPATH"])
     sys.exit(main())

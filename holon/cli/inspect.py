@@ -100,6 +100,20 @@ def _size(path) -> int:
     return jsonl.end_offset(path)  # logical: a rotation does not move where --follow resumes
 
 
+_PATCH_HEADS = ("*** ", "diff --git ", "--- ", "+++ ", "@@ ", "rename from ", "rename to ")
+_RAW_SHOWN = 20
+
+
+def _raw_summary(raw: str) -> list[str]:
+    """What a call with raw (freeform) arguments is shown by: a patch's file and hunk headers,
+    else its first lines; at most _RAW_SHOWN lines of at most 200 characters."""
+    lines = raw.splitlines()
+    shown = [line for line in lines if line.startswith(_PATCH_HEADS)] or lines
+    out = [line[:200] + ("..." if len(line) > 200 else "") for line in shown[:_RAW_SHOWN]]
+    more = len(shown) - _RAW_SHOWN
+    return out + ([f"... ({more} more)"] if more > 0 else [])
+
+
 def transcript_line(rec: dict) -> str:
     d = rec.get("data", {})
     kind = rec.get("kind")
@@ -110,6 +124,11 @@ def transcript_line(rec: dict) -> str:
         calls = ", ".join(c["name"] for c in d.get("tool_calls", []))
         return f"{t} assistant: {d.get('text', '')}" + (f"  → {calls}" if calls else "")
     if kind == "tool_call":
+        raw = d.get("raw_arguments")
+        if d.get("arguments") is None and isinstance(raw, str):
+            return f"{t} tool call {d.get('name')} (raw text, {len(raw.splitlines())} lines)" + (
+                "".join(f"\n  {line}" for line in _raw_summary(raw))
+            )
         return f"{t} tool call {d.get('name')} {json.dumps(d.get('arguments'), ensure_ascii=False)}"
     if kind == "tool_result":
         return f"{t} tool result {d.get('tool_name')} ({d.get('status')}):\n{d.get('rendered', '')}"

@@ -67,19 +67,14 @@ def _offset(
 ) -> dict[str, Any]:
     """`hunk_offset`: how far from its header line the hunk applied, and how it was found."""
     offset = placement.start - header
-    how = ""
-    if placement.search == "nearest":
-        how = "; other matches within the window were further from the hint"
-    elif placement.search == "patch":
-        how = (
-            "; a match nearer its hint would have left this file's other hunks further from "
-            "their headers"
-        )
-    elif placement.search == "file":
-        how = (
-            f"; nothing matched within {radius(hunk)} lines of line {hint + 1}, so the whole file "
-            "was searched and this was the only match"
-        )
+    how = {
+        "window": f"; its lines match once within {radius(hunk)} lines of line {hint + 1}",
+        "file": (
+            f"; nothing matched within {radius(hunk)} lines of line {hint + 1}, and its lines "
+            "match once in the file"
+        ),
+        "between": "; its lines match once between the hunks placed around it",
+    }.get(placement.search, "")
     return diagnostic(
         "hunk_offset",
         path,

@@ -33,8 +33,8 @@ HINTS: dict[str, str] = {
     "unsupported_git_patch_feature": (
         "ApplyPatch changes text files only: binary patches, copy headers, symlinks (mode 120000) "
         "and submodules (mode 160000) are not supported; leave that section out of the patch "
-        "('index' and 'similarity index' lines are accepted and ignored; mode lines 100755 and "
-        "100644 set and clear the executable bit)."
+        "('index', 'similarity index' and mode lines are accepted and ignored: ApplyPatch never "
+        "changes permissions)."
     ),
     "rename_path_mismatch": (
         "A rename needs both 'rename from <old>' and 'rename to <new>' (paths without "
@@ -63,14 +63,16 @@ HINTS: dict[str, str] = {
     ),
     "context_not_found": (
         "The context (' ') and removed ('-') lines of every hunk must match the current "
-        "file exactly and in order, hunks in file order without overlap. Re-read the "
-        "target region and rebuild the hunk from the file's current text."
+        "file exactly and in order, hunks in file order without overlap; a hunk that only adds "
+        "lines needs ' ' context lines unless its line number is certain. Re-read the target "
+        "region and rebuild the hunk from the file's current text."
     ),
     "ambiguous_context": (
-        "The hunk's context matches several places near its '@@ -old_start' line (or, with none "
-        "near, several in the file) and neither that line nor the file's other hunks single one "
-        "out: add surrounding context lines (or correct the line number) so the hunk matches "
-        "exactly one place."
+        "The hunk's context and removed lines match several places, none at its '@@ -old_start' "
+        "line, and neither nearness alone nor the file's other hunks may choose one: add more "
+        "unchanged lines above and below the change as ' ' context lines (lines with text, not "
+        "only blank lines or braces) until they match exactly one place, or correct the line "
+        "number."
     ),
     "partial_delete": (
         "A file patch with '+++ /dev/null' deletes the whole file, so its '-' lines must be the "

@@ -85,10 +85,13 @@ def _continues(r: Reader, old_left: int, new_left: int, overrun: bool = False) -
     if line.startswith(("@@", "diff --git ")):
         return False
     if old_left > 0 or new_left > 0:
-        # an overcounted hunk ends where a new file patch clearly starts, unless those two
-        # lines are exactly the '-' and '+' lines its counts still expect
+        # an overcounted hunk ends where a new file patch clearly starts; when those two lines
+        # are exactly the '-' and '+' lines its counts still expect, only if they name one file
+        # (counts one long, as `git apply --recount` reads them)
         return not (
-            r.at_file_header() and r.peek(2).startswith("@@") and (old_left, new_left) != (1, 1)
+            r.at_file_header()
+            and r.peek(2).startswith("@@")
+            and ((old_left, new_left) != (1, 1) or _one_file(r.peek(), r.peek(1)))
         )
     if r.at_file_header():
         return False
@@ -98,6 +101,13 @@ def _continues(r: Reader, old_left: int, new_left: int, overrun: bool = False) -
         ahead = r.next_nonblank()
         return r.has(ahead) and _is_body(r.peek(ahead)) and not r.at_file_header(ahead)
     return _is_body(line)
+
+
+def _one_file(old: str, new: str) -> bool:
+    """Do `--- <old>` and `+++ <new>` name the same path (a/ b/ prefixes aside) or /dev/null?"""
+    a, b = old[4:].split("\t", 1)[0].strip(), new[4:].split("\t", 1)[0].strip()
+    a, b = a.removeprefix("a/"), b.removeprefix("b/")
+    return a == b or "/dev/null" in (a, b)
 
 
 def _is_body(line: str) -> bool:

@@ -1,21 +1,14 @@
-"""Locate a hunk's old lines in a file: the hinted line, then a window around it, then the file.
+"""Find where a hunk's old lines are in a file, and say precisely why a hunk has no single place.
 
-What counts as plausible: a match at the hinted line (the header's old_start,
-shifted by the offset at which the previous hunk of the file applied) is used
-as is. Otherwise the matches after the previous hunk within `radius` lines of
-the hint (max(20, 2 x the hunk's old lines), as in the Rust original) are the
-plausible ones: exactly one is used; of several, the one strictly nearest the
-hint is used (the issue's rule: drift moves a hunk a few lines, and the next
-copy of the same lines is further away), and a tie is `ambiguous_context`. With
-none in the window, a match anywhere after the previous hunk is used if it is
-the only one. Only when no exact match exists anywhere does a match that
-differs in trailing whitespace count, under the same rule. A hunk that only
-adds lines has nothing to match: its line number places it only at the start
-or end of the file (or in an empty one); elsewhere it is `context_not_found`,
-since line numbers are hints and drift would misplace it silently. Matches are
-found through a line -> positions index built on first need, anchored on the
-hunk's rarest line, so a correct hint costs O(hunk) and a miss O(file) once per
-file.
+A hunk's old lines are its context and removed lines: the text the file must
+contain where it applies. `Locator` finds every start of them in a range of the
+file (exactly, else ignoring trailing whitespace, reported as relaxed), counts
+them in the whole file, and builds the refusals: `context_not_found` with the
+nearest similar text, `ambiguous_context` with every candidate line, its
+distance from the hint and the true number of matches. Which match is the place
+is decided over all of a file's hunks in `align`. Matches are found through a
+line -> positions index built on first need, anchored on the hunk's rarest
+line, so a correct hint costs O(hunk) and a search O(file) once per file.
 """
 
 from __future__ import annotations
@@ -30,6 +23,8 @@ from holon.patch.model import Hunk
 _WINDOW = 12
 _TEXT_BUDGET = 100
 MIN_RADIUS = 20
+SHOWN = 10  # candidates named in a message (details carry up to LISTED)
+LISTED = 50
 
 
 def radius(hunk: Hunk) -> int:
@@ -37,11 +32,26 @@ def radius(hunk: Hunk) -> int:
     return max(MIN_RADIUS, 2 * len(hunk.old_lines))
 
 
+def has_text(line: str) -> bool:
+    """Does a line say anything? Blank lines and lone braces, brackets or punctuation recur all
+    over a file, so they never place a hunk on their own."""
+    return any(ch.isalnum() for ch in line)
+
+
+def carries_text(hunk: Hunk) -> bool:
+    """Has the hunk an old line (context or removed) with text?"""
+    return any(has_text(line) for line in hunk.old_lines)
+
+
 @dataclass(frozen=True)
 class Placement:
     start: int  # 0-based index of the first old line (insertion point for a pure insertion)
     relaxed: bool  # matched only when trailing whitespace was ignored
-    search: str = "hint"  # where it was found: "hint", "window", "file" ("line": no context)
+    # the evidence: "hint" (at the header's line, moved by the neighbouring hunks' offset),
+    # "window" (the one match near the hint), "file" (the one match in the file),
+    # "between" (the one match that leaves the other hunks room in file order), "line" (an
+    # insertion without context: its line number)
+    search: str = "hint"
 
 
 def _index(keys: list[str]) -> dict[str, list[int]]:
@@ -52,7 +62,7 @@ def _index(keys: list[str]) -> dict[str, list[int]]:
 
 
 class Locator:
-    """Hunk placement in one file's lines, with lazily built indexes."""
+    """Matches of hunks in one file's lines, with lazily built indexes."""
 
     def __init__(self, keys: list[str], path: str) -> None:
         self.keys = keys
@@ -60,104 +70,40 @@ class Locator:
         self._exact: dict[str, list[int]] | None = None
         self._rkeys: list[str] | None = None
         self._relaxed: dict[str, list[int]] | None = None
-        self.exhaustive = False  # every match, even when the hint holds the hunk's lines
 
-    def place(self, hunk: Hunk, number: int, hint: int, lo: int) -> Placement:
-        """Where hunk `number` (1-based) applies on its own, given its hinted start and the end of
-        the previous hunk: the eligible place nearest the hint; a tie is `ambiguous_context`."""
-        options = [p for p in self.eligible(hunk, hint, lo) if p.search != "far"]
-        if not options:
-            raise self.refusal(hunk, number, hint, lo)
-        ranked = sorted(options, key=lambda p: abs(p.start - hint))
-        if len(ranked) > 1 and abs(ranked[0].start - hint) == abs(ranked[1].start - hint):
-            tied = [p.start for p in ranked if abs(p.start - hint) == abs(ranked[0].start - hint)]
-            raise self.ambiguity(hunk, number, tied, hint)
-        return ranked[0]
-
-    def eligible(self, hunk: Hunk, hint: int, lo: int) -> list[Placement]:
-        """Every place hunk may go after the previous hunk's end `lo`, hinted at `hint`: each match
-        within the window (only the one at the end or start of the file when the hunk's missing
-        context says it lies there; only a unique one when the hunk has no context line with text),
-        plus the match beyond the window when it is the only one there (`file`), or each of
-        several there (`far`: usable only where the next hunk of the file confirms its offset,
-        see `align`). A match at the hint is the one
-        place, unless `exhaustive` (set once a hunk of the file has moved: line numbers are then
-        suspect). A hunk without a context line with text goes only where it is unique near its
-        hint, even when the hint holds its lines."""
+    def at(self, hunk: Hunk, start: int) -> bool | None:
+        """Whether the hunk's old lines are at `start`: None if not, else whether only relaxed."""
         old, n = hunk.old_lines, len(self.keys)
-        if not old:  # a pure insertion: only the file's edges are places a line number can name
-            if hunk.at_eof or hint == n or n == 0:
-                return [Placement(n, False, "line")]
-            if hint == 0 and lo == 0:
-                return [Placement(0, False, "line")]
-            return []
-        starts, relaxed = self._starts(hunk, hint, lo)
-        if starts == [hint] and not self.exhaustive:
-            if _has_context(hunk) and _anchored(hunk, [hint], n, strict=True):
-                return [Placement(hint, relaxed, "hint")]
-            starts, relaxed = self._starts(hunk, None, lo)  # the hint alone does not place it
-        reach = radius(hunk)
-        near = _anchored(hunk, [s for s in starts if abs(s - hint) <= reach], n)
-        far = [s for s in starts if abs(s - hint) > reach]
-        if len(near) > 1 and not _has_context(hunk):
-            return []  # only the line number could choose
-        search = "window" if len(near) == 1 else "nearest"
-        out = [Placement(s, relaxed, "hint" if s == hint else search) for s in near]
-        if len(far) == 1:
-            out.append(Placement(far[0], relaxed, "file"))
-        elif far and _has_context(hunk):  # usable only where the next hunk confirms the offset
-            out += [Placement(s, relaxed, "far") for s in far]
-        return out
+        if start < 0 or start + len(old) > n or (hunk.at_eof and start + len(old) != n):
+            return None
+        if self.keys[start : start + len(old)] == old:
+            return False
+        rkeys = self._relaxed_keys()
+        return True if rkeys[start : start + len(old)] == [t.rstrip() for t in old] else None
 
-    def _starts(self, hunk: Hunk, hint: int | None, lo: int) -> tuple[list[int], bool]:
-        """The starts after `lo` where the hunk's old lines are, exactly, else ignoring trailing
-        whitespace; and whether they are the relaxed ones. Just `[hint]` when the lines are at the
-        hint (so a correct hint costs O(hunk)), unless `exhaustive`."""
+    def matches(self, hunk: Hunk, lo: int = 0, hi: int | None = None) -> tuple[list[int], bool]:
+        """Every start in [lo, hi] (hi: the line the hunk must end by) of the hunk's old lines:
+        the exact ones, else those equal ignoring trailing whitespace; and whether relaxed."""
         old, n = hunk.old_lines, len(self.keys)
-        if self.exhaustive:
-            hint = None
+        end = n if hi is None else min(hi, n)
 
         def fits(s: int) -> bool:
-            return s >= lo and s + len(old) <= n and (not hunk.at_eof or s + len(old) == n)
+            return s >= lo and s + len(old) <= end and (not hunk.at_eof or s + len(old) == n)
 
-        starts = self._matches(self.keys, self._exact_index, old, hint, fits)
+        starts = self._matches(self.keys, self._exact_index, old, fits)
         if starts:
             return starts, False
+        rold = [t.rstrip() for t in old]
+        return self._matches(self._relaxed_keys(), self._relaxed_index, rold, fits), True
+
+    def count(self, hunk: Hunk) -> int:
+        """How many places in the whole file hold the hunk's old lines."""
+        return len(self.matches(hunk)[0])
+
+    def _relaxed_keys(self) -> list[str]:
         if self._rkeys is None:
             self._rkeys = [k.rstrip() for k in self.keys]
-        rold = [t.rstrip() for t in old]
-        return self._matches(self._rkeys, self._relaxed_index, rold, hint, fits), True
-
-    def refusal(self, hunk: Hunk, number: int, hint: int, lo: int) -> Exception:
-        """Why hunk `number` has no eligible place after `lo` (see `eligible`)."""
-        if not hunk.old_lines:
-            return self._no_context(hunk, number, hint)
-        starts, _ = self._starts(hunk, hint, lo)
-        if not starts:
-            return self._not_found(hunk, number, hunk.old_lines, hint, lo)
-        reach = radius(hunk)
-        near = [s for s in starts if abs(s - hint) <= reach]
-        why = None
-        if len(near) > 1 and not _has_context(hunk):
-            why = (
-                "and the hunk has no context line with text, so only its line number could choose "
-                "(line numbers are hints); add the unchanged lines around the change as ' ' lines"
-            )
-        return self._ambiguous(hunk, number, near or starts, hint, reach, len(starts), why)
-
-    def unconfirmed(self, hunk: Hunk, number: int, hint: int, lo: int) -> Exception:
-        """`ambiguous_context` for a hunk whose place is one of several beyond the window that the
-        next hunk of the file does not confirm."""
-        starts, _ = self._starts(hunk, None, lo)
-        reach = radius(hunk)
-        far = [s for s in starts if abs(s - hint) > reach]
-        why = "and the next hunk of the file confirms none of them" if far != starts else None
-        return self._ambiguous(hunk, number, far, hint, reach, len(starts), why)
-
-    def ambiguity(self, hunk: Hunk, number: int, starts: list[int], hint: int) -> Exception:
-        """`ambiguous_context` for matches of one hunk equally far from `hint`."""
-        total = len(self._starts(hunk, hint, 0)[0])
-        return self._ambiguous(hunk, number, starts, hint, radius(hunk), total)
+        return self._rkeys
 
     def _exact_index(self) -> dict[str, list[int]]:
         if self._exact is None:
@@ -166,7 +112,7 @@ class Locator:
 
     def _relaxed_index(self) -> dict[str, list[int]]:
         if self._relaxed is None:
-            self._relaxed = _index(self._rkeys or [])
+            self._relaxed = _index(self._relaxed_keys())
         return self._relaxed
 
     @staticmethod
@@ -174,73 +120,58 @@ class Locator:
         keys: list[str],
         index: Callable[[], dict[str, list[int]]],
         old: list[str],
-        hint: int | None,
         fits: Callable[[int], bool],
     ) -> list[int]:
         m = len(old)
-        if hint is not None and fits(hint) and keys[hint : hint + m] == old:
-            return [hint]
         positions = index()
         anchor = min(range(m), key=lambda j: len(positions.get(old[j], ())))
         starts = (p - anchor for p in positions.get(old[anchor], ()))
         return [s for s in starts if fits(s) and keys[s : s + m] == old]
 
-    def _ambiguous(
-        self,
-        hunk: Hunk,
-        number: int,
-        starts: list[int],
-        hint: int,
-        reach: int,
-        total: int,
-        why: str | None = None,
+    def ambiguous(
+        self, hunk: Hunk, number: int, starts: list[int], hint: int, why: str
     ) -> Exception:
-        """`ambiguous_context`: several matches within `reach` of the hint (`starts`), or, with
-        none near, several in the file."""
-        shown = ", ".join(f"{s + 1} ({s - hint:+d})" for s in starts[:10])
-        shown += ", ..." if len(starts) > 10 else ""
-        near = abs(starts[0] - hint) <= reach
-        where = (
-            f"{len(starts)} places within {reach} lines of its hinted line {hint + 1}"
-            if near
-            else f"{len(starts)} places, none within {reach} lines of its hinted line {hint + 1}"
-        )
+        """`ambiguous_context`: the hunk's old lines are at each of `starts` (the places it may
+        go), and `why` none of them is singled out."""
+        total = self.count(hunk)
+        shown = ", ".join(f"{s + 1} ({s - hint:+d})" for s in starts[:SHOWN])
+        shown += f", ... ({len(starts) - SHOWN} more)" if len(starts) > SHOWN else ""
+        lines = f"{len(hunk.old_lines)} old line{'s' if len(hunk.old_lines) != 1 else ''}"
+        where = f"{total} place{'s' if total != 1 else ''} in the file"
+        if len(starts) != total:
+            where += f", {len(starts)} of them where it may go"
         return patch_error(
             "ambiguous_context",
-            f"{self.path}: hunk {number} ({hunk.header}) matches {where} (line (offset): {shown}) "
-            + (
-                why
-                or (
-                    "and the nearest are equally far from the hinted line"
-                    if near
-                    else "and none is near the hinted line"
-                )
-            ),
+            f"{self.path}: hunk {number} ({hunk.header}): its context and removed lines ({lines}) "
+            f"match {where} (line (distance from the hinted line {hint + 1}): {shown}), and "
+            f"{why}; add more unchanged lines above and below the change as ' ' context lines, "
+            "until the hunk's lines occur only once near it",
             path=self.path,
             hunk=number,
             hint_line=hint + 1,
-            window=reach,
-            scope="window" if near else "file",
+            window=radius(hunk),
             candidate_count=len(starts),
             matches_in_file=total,
-            candidates=[{"line": s + 1, "distance": s - hint} for s in starts[:50]],
+            candidates=[{"line": s + 1, "distance": s - hint} for s in starts[:LISTED]],
         )
 
-    def _no_context(self, hunk: Hunk, number: int, hint: int) -> Exception:
+    def insertion_refused(self, hunk: Hunk, number: int, hint: int, why: str) -> Exception:
+        """`context_not_found` for a hunk that only adds lines and whose line number is not
+        trustworthy (`why`)."""
         return patch_error(
             "context_not_found",
-            f"{self.path}: hunk {number} ({hunk.header}) only adds lines and has no context: "
-            f"only its line number (after line {hint}) could place it, and line numbers are "
-            "hints; add the unchanged lines around the insertion as ' ' context lines (an "
-            "insertion without context goes only at the start or end of a file, or into an "
-            "empty one)",
+            f"{self.path}: hunk {number} ({hunk.header}) only adds lines and has no context, so "
+            f"only its line number (after line {hint}) could place it, and {why}; add 2 or 3 "
+            "unchanged lines above and below the insertion as ' ' context lines",
             path=self.path,
             hunk=number,
             hint_line=hint + 1,
             reason="insertion_without_context",
         )
 
-    def _not_found(self, hunk: Hunk, number: int, old: list[str], hint: int, lo: int) -> Exception:
+    def not_found(self, hunk: Hunk, number: int, hint: int, lo: int, hi: int) -> Exception:
+        """`context_not_found`: no place in [lo, hi] holds the hunk's old lines."""
+        old = hunk.old_lines
         best, votes = self._nearest(old, hint)
         n = len(self.keys)
         diverged = next(
@@ -252,15 +183,20 @@ class Locator:
             None,
         )
         if diverged is None:  # the text is there, but where this hunk may not go
-            why = (
-                (
+            if best < lo:
+                why = (
                     "it lies before the end of the previous hunk (hunks must be in file order and "
                     "must not overlap)"
                 )
-                if best < lo
-                else "a '\\ No newline at end of file' marker pins it to the end of the file"
+            elif best + len(old) > hi:
+                why = "it lies after the start of the next hunk (hunks must be in file order)"
+            else:
+                why = "a '\\ No newline at end of file' marker pins it to the end of the file"
+            total = self.count(hunk)
+            detail = (
+                f"its lines match {total} place{'s' if total != 1 else ''} in the file, the "
+                f"nearest at line {best + 1}, but {why}"
             )
-            detail = f"its lines match at line {best + 1}, but {why}"
             divergence = None
         else:
             found = self.keys[best + diverged] if 0 <= best + diverged < n else None
@@ -282,6 +218,7 @@ class Locator:
             path=self.path,
             hunk=number,
             hint_line=hint + 1,
+            matches_in_file=self.count(hunk),
             first_divergence=divergence,
             nearest_lines=[
                 {"line": i + 1, "text": _clip(self.keys[i])} for i in list(window)[:_WINDOW]
@@ -310,27 +247,28 @@ class Locator:
         return best, exact
 
 
-def _has_context(hunk: Hunk) -> bool:
-    """Does the hunk carry a context line with text? Without one (a -U0 hunk, or context of blank
-    lines only) nothing but its line number says where it goes when its lines recur nearby."""
-    return any(line.tag == " " and line.text.strip() for line in hunk.lines)
-
-
-def _anchored(hunk: Hunk, starts: list[int], n: int, strict: bool = False) -> list[int]:
-    """Of the matches near the hint, the one at the end of the file when the hunk has leading
-    context but none after its last change (a diff cuts trailing context only at the end of the
-    file), and likewise the one at the start when it has trailing context but none before and its
-    header names line 1; all of them when there is no such match (none, if `strict`)."""
+def cut_short(hunk: Hunk) -> str | None:
+    """ "end" for a hunk with context before its changes but none after, "start" for the
+    reverse, else None."""
     tags = [line.tag for line in hunk.lines]
     leading = next((i for i, t in enumerate(tags) if t != " "), len(tags))
     trailing = next((i for i, t in enumerate(reversed(tags)) if t != " "), len(tags))
     if leading == len(tags) or (leading == 0) == (trailing == 0):
-        return starts
-    if leading == 0 and hunk.old_start > 1:  # as git: the start only for a hunk that names it
-        return starts
+        return None
+    return "end" if trailing == 0 else "start"
+
+
+def at_edge(hunk: Hunk, starts: list[int], n: int) -> list[int]:
+    """Of a hunk's matches, the one at the end of the file when the hunk has leading context but
+    none after its last change (a diff cuts trailing context only at the end of the file), and
+    likewise the one at the start when it has trailing context but none before and its header
+    names line 1; all of them when there is no such match."""
+    side = cut_short(hunk)
+    if side is None or (side == "start" and hunk.old_start > 1):
+        return starts  # as git: the start only for a hunk that names it
     size = len(hunk.old_lines)
-    edge = [s for s in starts if s + size == n] if trailing == 0 else [s for s in starts if s == 0]
-    return edge or ([] if strict else starts)
+    edge = [s for s in starts if s + size == n] if side == "end" else [s for s in starts if s == 0]
+    return edge or starts
 
 
 def _clip(text: str | None) -> str | None:

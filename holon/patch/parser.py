@@ -1,10 +1,10 @@
 """Parse the unified diff subset V1 into FilePatch records (syntax only; no filesystem access).
 
 Wide in, narrow out: `index`, `similarity index` and the mode lines of git's
-extended headers are accepted and recorded in `ignored_metadata` (the transaction
-applies the regular-file mode lines); a git section with no hunks creates or
-deletes an empty file (`new file mode`, `deleted file mode`) or is metadata only
-(a mode change); copies, binary patches, symlinks and submodules are refused,
+extended headers are accepted and recorded in `ignored_metadata`, never applied;
+a git section with no hunks creates or deletes an empty file (`new file mode`,
+`deleted file mode`) or is metadata only (a mode change, which changes nothing);
+copies, binary patches, symlinks and submodules are refused,
 naming the section; `rename from`/`rename to` are the authority for renames.
 """
 

@@ -1,5 +1,5 @@
-"""ApplyPatch's canonical result (changed paths, hunk counts, mode changes, diagnostics) and its
-textual receipt."""
+"""ApplyPatch's canonical result (changed paths, hunk counts, diagnostics, ignored metadata) and
+its textual receipt."""
 
 from __future__ import annotations
 
@@ -24,11 +24,10 @@ def build_result(changes: list[Change]) -> dict[str, Any]:
         "modified": [],
         "deleted": [],
         "renamed": [],
-        "metadata_only": [],  # sections without a content change (a mode change, if any, applied)
+        "metadata_only": [],  # sections with metadata lines only: nothing changed
         "hunk_counts": {},
-        "mode_changes": [],  # {path, old_mode (None for a new file), new_mode}, as applied
         "diagnostics": [],
-        "ignored_metadata": [],  # metadata lines recorded but not applied
+        "ignored_metadata": [],  # index, similarity and mode lines: recorded, never applied
     }
     for change in changes:
         patch = change.patch
@@ -38,13 +37,9 @@ def build_result(changes: list[Change]) -> dict[str, Any]:
         else:
             result[_OP_GROUP[patch.op]].append(path)
         result["hunk_counts"][path] = len(patch.hunks)
-        if change.mode_change is not None:
-            result["mode_changes"].append(change.mode_change)
         result["diagnostics"].extend(change.diagnostics)
         result["ignored_metadata"].extend(
-            {"path": path, "line": line}
-            for line in patch.ignored_metadata
-            if line not in change.applied_metadata
+            {"path": path, "line": line} for line in patch.ignored_metadata
         )
     return result
 
@@ -58,8 +53,8 @@ def summary(result: dict[str, Any]) -> str:
 
 
 def render(result: dict[str, Any]) -> str:
-    """`Applied patch: M src/a.py (2 hunks), A docs/new.md`, then one line per mode change
-    (`run.sh mode 100644 -> 100755`), per diagnostic and per metadata line not applied."""
+    """`Applied patch: M src/a.py (2 hunks), A docs/new.md`, then one line per diagnostic and per
+    metadata line (recorded, not applied)."""
     entries = []
     empty = {item for item in result["added"] if not result["hunk_counts"].get(item)}
     for group, letter in _GROUPS:
@@ -72,22 +67,10 @@ def render(result: dict[str, Any]) -> str:
                 + (f" ({hunks} hunk{'s' if hunks != 1 else ''})" if shown else "")
                 + (" (empty)" if group == "added" and item in empty else "")
             )
-    modes = result.get("mode_changes", [])
-    moded = {m["path"] for m in modes}
-    entries += [
-        f"{path}{'' if path in moded else ' unchanged'} (metadata only)"
-        for path in result.get("metadata_only", ())
-    ]
+    entries += [f"{path} unchanged (metadata only)" for path in result.get("metadata_only", ())]
     lines = ["Applied patch: " + ", ".join(entries)]
-    lines += [_mode_line(m) for m in modes]
     lines += [f"note: {d['path']}: {d['message']} [{d['kind']}]" for d in result["diagnostics"]]
     lines += [
         f"ignored (not applied): {m['line']} ({m['path']})" for m in result["ignored_metadata"]
     ]
     return "\n".join(lines)
-
-
-def _mode_line(change: dict[str, Any]) -> str:
-    """`run.sh mode 100644 -> 100755`, or `run.sh mode 100755 (new file)`."""
-    old, new = change["old_mode"], change["new_mode"]
-    return f"{change['path']} mode " + (f"{old} -> {new}" if old else f"{new} (new file)")

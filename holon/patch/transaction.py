@@ -1,10 +1,12 @@
 """One ApplyPatch call as a transaction: plan every file in memory (holon.patch.commit writes).
 
 Nothing touches the tree until every file patch has applied in memory (a
-deleted file's hunks must remove all of it; a mode-only section rewrites its
-file's bytes with the new mode). Each change records what it read (bytes and
-mode, or that a path was free), so the commit can refuse to overwrite a file
-another writer changed since.
+deleted file's hunks must remove all of it). Mode lines are recorded, never
+applied (the RFC's metadata policy): an edited or renamed file keeps its
+permission bits, a new one gets NEW_FILE_MODE, and a mode-only section changes
+nothing. Each change records what it read (bytes and mode, or that a path was
+free), so the commit can refuse to overwrite a file another writer changed
+since.
 """
 
 from __future__ import annotations
@@ -15,15 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from holon.patch.apply import EMPTY, apply_hunks, diagnostic
+from holon.patch.apply import EMPTY, apply_hunks
 from holon.patch.errors import patch_error
 from holon.patch.model import FilePatch
 from holon.patch.paths import normalise, resolve
 from holon.patch.textfile import decode
 
-NEW_FILE_MODE = 0o644
-APPLIES_MODES = os.name == "posix"  # elsewhere mode lines are recorded, not applied
-_GIT_MODES = {"100644": False, "100755": True}  # a regular file's git mode: executable or not
+NEW_FILE_MODE = 0o644  # a new file's mode, whatever its patch's mode lines say
 
 
 @dataclass
@@ -36,8 +36,6 @@ class Change:
     data: bytes = b""
     mode: int = NEW_FILE_MODE
     diagnostics: list[dict[str, Any]] = field(default_factory=list)
-    mode_change: dict[str, str | None] | None = None  # {path, old_mode, new_mode} when applied
-    applied_metadata: list[str] = field(default_factory=list)  # the mode lines that were applied
     # (path, label, (bytes, mode) as read, or None for a path that must stay free)
     expect: list[tuple[Path, str, tuple[bytes, int] | None]] = field(default_factory=list)
 
@@ -66,16 +64,11 @@ def _plan_one(root: Path, cwd: Path, patch: FilePatch) -> Change:
         assert new is not None
         _require_absent(new, label)
         data, diags = apply_hunks(EMPTY, patch, label)
-        change = Change(patch, dst=new, data=data, diagnostics=diags, expect=[(new, label, None)])
-        return _with_mode(change, label, None)
+        return Change(patch, dst=new, data=data, diagnostics=diags, expect=[(new, label, None)])
     assert old is not None
-    if patch.op == "metadata":  # a mode change rewrites the same bytes with the new mode
-        if _mode_lines(patch)[2] is None or not APPLIES_MODES:
-            read_file(old, label)
-            return Change(patch)
-        raw, mode = read_file(old, label)
-        change = Change(patch, dst=old, data=raw, mode=mode, expect=[(old, label, (raw, mode))])
-        return _with_mode(change, label, mode)
+    if patch.op == "metadata":  # mode lines only: recorded, nothing changes
+        read_file(old, label)
+        return Change(patch)
     old_label = normalise(patch.old_path or "")
     raw, mode = read_file(old, old_label)
     expect: list[tuple[Path, str, tuple[bytes, int] | None]] = [(old, old_label, (raw, mode))]
@@ -84,13 +77,12 @@ def _plan_one(root: Path, cwd: Path, patch: FilePatch) -> Change:
         _require_absent(new, label)
         expect.append((new, label, None))
         if not patch.hunks:
-            change = Change(patch, src=old, dst=new, data=raw, mode=mode, expect=expect)
-            return _with_mode(change, label, mode)
+            return Change(patch, src=old, dst=new, data=raw, mode=mode, expect=expect)
     data, diags = apply_hunks(decode(raw, label), patch, label)
     if patch.op == "delete":
         _require_emptied(patch, data, label)
         return Change(patch, src=old, diagnostics=diags, expect=expect)
-    change = Change(
+    return Change(
         patch,
         src=old if patch.op == "rename" else None,
         dst=new or old,
@@ -99,51 +91,6 @@ def _plan_one(root: Path, cwd: Path, patch: FilePatch) -> Change:
         diagnostics=diags,
         expect=expect,
     )
-    return _with_mode(change, label, mode)
-
-
-def _mode_lines(patch: FilePatch) -> tuple[list[str], str | None, str | None]:
-    """The section's mode lines with their old and new git modes (`new file mode` for an add);
-    the new mode is None unless it is a regular file's (100644 or 100755)."""
-    prefixes = ("new file mode ",) if patch.op == "add" else ("old mode ", "new mode ")
-    lines = [line for line in patch.ignored_metadata if line.startswith(prefixes)]
-    modes = {line.rsplit(" ", 1)[0]: line.rsplit(" ", 1)[1] for line in lines}
-    new = modes.get("new file mode" if patch.op == "add" else "new mode")
-    return lines, modes.get("old mode"), new if new in _GIT_MODES else None
-
-
-def _with_mode(change: Change, label: str, current: int | None) -> Change:
-    """Apply the section's new mode to `change` as git does: 100755 adds x wherever r is set,
-    100644 clears every x bit. `current` is the file's mode before (None for an add); an old mode
-    that does not match it is still applied, with a diagnostic."""
-    lines, old_mode, new_mode = _mode_lines(change.patch)
-    if new_mode is None or not APPLIES_MODES:
-        return change
-    before = None if current is None else _git_mode(current)
-    if old_mode is not None and before is not None and old_mode != before:
-        change.diagnostics.append(
-            diagnostic(
-                "old_mode_mismatch",
-                label,
-                None,
-                f"the patch gives the old mode as {old_mode} but the file was {before}; "
-                f"{new_mode} was applied anyway",
-                old_mode=old_mode,
-                file_mode=before,
-            )
-        )
-    mode = change.mode
-    change.mode = mode | ((mode & 0o444) >> 2) if _GIT_MODES[new_mode] else mode & ~0o111
-    if before != new_mode and not (before is None and new_mode == "100644"):
-        # a new file at git's default mode, or a mode already in place, is no change to report
-        change.mode_change = {"path": label, "old_mode": before, "new_mode": new_mode}
-    change.applied_metadata = lines
-    return change
-
-
-def _git_mode(mode: int) -> str:
-    """A regular file's mode as git records it: executable when the owner may execute it."""
-    return "100755" if mode & 0o100 else "100644"
 
 
 def _require_emptied(patch: FilePatch, left: bytes, label: str) -> None:

@@ -29,9 +29,10 @@ DESCRIPTION = (
     "rename with `diff --git a/<old> b/<new>` + `rename from <old>` + `rename to <new>` "
     "(optionally followed by ---/+++ and hunks). Paths are relative to the working directory and "
     "must stay inside the workspace. Context and removed lines must match the file exactly; line "
-    "numbers are hints, so include about three unchanged context lines per hunk. Not supported: "
-    "binary files, copies, symlinks, submodules; mode lines 100644/100755 set or clear the "
-    "executable bit. Do not use the `*** Begin Patch` format."
+    "numbers are hints, so include about three unchanged context lines per hunk: a hunk whose "
+    "lines occur several times, none at its line number, is refused, never guessed. Not "
+    "supported: binary files, copies, symlinks, submodules; mode lines are accepted and ignored "
+    "(permissions never change). Do not use the `*** Begin Patch` format."
 )
 
 

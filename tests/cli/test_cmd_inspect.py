@@ -126,6 +126,25 @@ def test_empty_ledgers_print_nothing(agent):
     assert ok(briefs_cmd, "a", "--jsonl").stdout == ""
 
 
+def test_a_freeform_call_shows_its_patch_headers_bounded():
+    patch = "--- a/f.py\n+++ b/f.py\n@@ -1,2 +1,2 @@\n x\n-y\n+Y\n"
+    patch += "".join(f"@@ -{i} +{i} @@\n-a\n+b\n" for i in range(10, 40))
+    rec = {
+        "created_at": "T",
+        "kind": "tool_call",
+        "data": {"name": "ApplyPatch", "arguments": None, "raw_arguments": patch},
+    }
+    lines = transcript_line(rec).splitlines()
+    assert lines[0] == "T tool call ApplyPatch (raw text, 96 lines)"
+    assert lines[1:5] == ["  --- a/f.py", "  +++ b/f.py", "  @@ -1,2 +1,2 @@", "  @@ -10 +10 @@"]
+    assert lines[-1] == "  ... (13 more)" and len(lines) == 22 and "null" not in lines[0]
+    rec["data"]["raw_arguments"] = "not a patch\nsecond"
+    assert (
+        transcript_line(rec)
+        == "T tool call ApplyPatch (raw text, 2 lines)\n  not a patch\n  second"
+    )
+
+
 def test_line_renderers_cover_every_kind():
     base = {"created_at": "T"}
     assert (

@@ -64,21 +64,28 @@ def test_pure_insertions_go_only_at_the_edges_of_the_file():
     assert out == b"a\nb\nc"
 
 
-def test_pure_insertion_inside_a_file_is_refused():
-    """Only its line number could place it, and a drifted number would misplace it silently."""
+def test_pure_insertion_goes_at_its_line_number_when_nothing_says_otherwise():
+    """A pristine -U0 insertion: nothing moved, so its line number is the place."""
+    out, diags = run(b"a\nb\nc\n", "@@ -2,0 +3 @@\n+after b\n")
+    assert out == b"a\nb\nafter b\nc\n" and diags == []
+
+
+def test_pure_insertion_after_a_moved_hunk_is_refused():
+    """Lines were added above the first hunk: how many above the insertion, nothing says."""
     with pytest.raises(PatchError) as info:
-        run(b"a\nb\nc\n", "@@ -2,0 +3 @@\n+after b\n")
+        run(b"new\na\nb\nc\nd\n", "@@ -1 +1 @@\n-a\n+A\n@@ -2,0 +3 @@\n+after b\n")
     err = info.value
     assert err.kind == "context_not_found"
     assert err.details == {
         "path": "f",
-        "hunk": 1,
-        "hint_line": 3,
+        "hunk": 2,
+        "hint_line": 4,
         "reason": "insertion_without_context",
     }
     assert "only adds lines and has no context" in err.message
-    out, _ = run(b"a\nb\nc\n", "@@ -2,0 +3 @@\n b\n+after b\n c\n")  # with context it applies
-    assert out == b"a\nb\nafter b\nc\n"
+    body = "@@ -1 +1 @@\n-a\n+A\n@@ -2,0 +3 @@\n b\n+after b\n c\n"
+    out, _ = run(b"new\na\nb\nc\nd\n", body)  # with context it applies
+    assert out == b"new\nA\nb\nafter b\nc\nd\n"
 
 
 def test_add_to_empty_file_and_to_nothing():

@@ -94,6 +94,18 @@ def test_overcounted_hunk_stops_at_next_hunk_and_drops_blank_separators():
     assert [len(h.lines) for h in hunks] == [2, 2] and r.done
 
 
+def test_a_hunk_whose_counts_are_one_long_ends_at_the_next_file_header():
+    """Counts one long on both sides expect one more '-' and '+' line: a `--- a/g`, `+++ b/g`
+    pair naming one file, followed by a hunk, is the next file patch (as `--recount` reads it);
+    lines naming two different paths stay body lines."""
+    r = Reader(["@@ -1,2 +1,2 @@", "-a", "+b", "--- a/g", "+++ b/g", "@@ -1 +1 @@", "-x", "+y"])
+    [h] = read_hunks(r, "f")
+    assert [line.text for line in h.lines] == ["a", "b"] and r.peek() == "--- a/g"
+    r = Reader(["@@ -1,2 +1,2 @@", "-a", "+b", "--- x", "+++ y", "@@ -5 +5 @@", "-x", "+y"])
+    hunks = read_hunks(r, "f")
+    assert [line.text for line in hunks[0].lines] == ["a", "b", "-- x", "++ y"]
+
+
 def test_a_one_space_line_after_an_undercounted_body_is_blank_context():
     """Wrong counts say nothing about where the hunk ends: ' ' is how a diff writes a blank
     context line, so it stays in the hunk (at the end of the patch or before the next hunk);

@@ -34,7 +34,6 @@ def test_build_result_groups_changes_and_normalises_paths():
         "renamed": [{"from": "from.txt", "to": "to.txt"}],
         "metadata_only": [],
         "hunk_counts": {"src/a.py": 2, "docs/new.md": 1, "old.txt": 1, "to.txt": 0},
-        "mode_changes": [],
         "diagnostics": [diag],
         "ignored_metadata": [
             {"path": "docs/new.md", "line": "new file mode 100755"},
@@ -78,37 +77,24 @@ def test_empty_adds_and_metadata_only_sections():
     assert summary(only) == "applied patch: 0 files changed (1 metadata only)"
 
 
-def test_applied_mode_lines_are_mode_changes_not_ignored_metadata():
+def test_mode_lines_are_ignored_metadata_never_mode_changes():
     mode_only = ["old mode 100644", "new mode 100755"]
     changes = [
-        Change(
-            fp("add", None, "run.sh", meta=["new file mode 100755", "index 0000000..e69de29"]),
-            mode_change={"path": "run.sh", "old_mode": None, "new_mode": "100755"},
-            applied_metadata=["new file mode 100755"],
-        ),
-        Change(
-            fp("metadata", "bin/x", "bin/x", hunks=0, meta=mode_only),
-            mode_change={"path": "bin/x", "old_mode": "100644", "new_mode": "100755"},
-            applied_metadata=mode_only,
-        ),
-        Change(fp("metadata", "y", "y", hunks=0, meta=mode_only)),  # recorded, not applied
+        Change(fp("add", None, "run.sh", meta=["new file mode 100755", "index 0000000..e69de29"])),
+        Change(fp("metadata", "bin/x", "bin/x", hunks=0, meta=mode_only)),
     ]
     result = build_result(changes)
-    assert result["metadata_only"] == ["bin/x", "y"]
-    assert result["mode_changes"] == [
-        {"path": "run.sh", "old_mode": None, "new_mode": "100755"},
-        {"path": "bin/x", "old_mode": "100644", "new_mode": "100755"},
-    ]
+    assert result["metadata_only"] == ["bin/x"] and "mode_changes" not in result
     assert result["ignored_metadata"] == [
+        {"path": "run.sh", "line": "new file mode 100755"},
         {"path": "run.sh", "line": "index 0000000..e69de29"},
-        {"path": "y", "line": "old mode 100644"},
-        {"path": "y", "line": "new mode 100755"},
+        {"path": "bin/x", "line": "old mode 100644"},
+        {"path": "bin/x", "line": "new mode 100755"},
     ]
     assert render(result) == (
-        "Applied patch: A run.sh, bin/x (metadata only), y unchanged (metadata only)\n"
-        "run.sh mode 100755 (new file)\n"
-        "bin/x mode 100644 -> 100755\n"
+        "Applied patch: A run.sh, bin/x unchanged (metadata only)\n"
+        "ignored (not applied): new file mode 100755 (run.sh)\n"
         "ignored (not applied): index 0000000..e69de29 (run.sh)\n"
-        "ignored (not applied): old mode 100644 (y)\n"
-        "ignored (not applied): new mode 100755 (y)"
+        "ignored (not applied): old mode 100644 (bin/x)\n"
+        "ignored (not applied): new mode 100755 (bin/x)"
     )

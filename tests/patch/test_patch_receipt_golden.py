@@ -40,7 +40,7 @@ def test_applied_receipt(tmp_path):
         "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
     )
     out = receipt(tmp_path, patch)
-    assert (tmp_path / "run.sh").stat().st_mode & 0o111 == 0o111
+    assert (tmp_path / "run.sh").stat().st_mode & 0o111 == 0  # mode lines are never applied
     (tmp_path / "tool.py").write_text("print()\n")
     (tmp_path / "tool.py").chmod(0o755)
     (tmp_path / "ok.sh").write_text("true\n")
@@ -65,5 +65,9 @@ def test_refusals(tmp_path):
         "diff --git a/logo.png b/logo.png\nindex 1234567..89abcde 100644\nGIT binary patch\n"
         "literal 5\nMc${NkU|?c^00RI600961\n\n",
     )
-    out += refusal(tmp_path, "--- a/doc.md\n+++ b/doc.md\n@@ -1,0 +2 @@\n+between\n")
+    out += refusal(
+        tmp_path, "--- a/doc.md\n+++ b/doc.md\n@@ -2 +2 @@\n-one\n+ONE\n@@ -2,0 +3 @@\n+between\n"
+    )
+    (tmp_path / "g.txt").write_text("def f():\n    pass\n\n\n" * 4 + "x = 1\n" * 20)
+    out += refusal(tmp_path, "--- a/g.txt\n+++ b/g.txt\n@@ -30,2 +30,3 @@\n \n+# new\n \n")
     check_golden("receipts/apply_patch_refusals.txt", out)

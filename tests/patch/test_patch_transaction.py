@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from holon.patch import transaction
 from holon.patch.commit import commit
 from holon.patch.errors import PatchError
 from holon.patch.parser import parse_patch
@@ -260,20 +259,17 @@ def test_empty_new_file_that_exists_is_refused(tmp_path):
     assert snapshot(tmp_path) == before
 
 
-def test_executable_new_file_mode_creates_an_executable_file(tmp_path):
-    """`new file mode 100755` makes the new file executable wherever it is readable."""
+def test_new_file_mode_is_recorded_and_the_new_file_gets_the_default_mode(tmp_path):
+    """The RFC: `new file mode 100755` must not mark the file executable."""
     patch = "diff --git a/run.sh b/run.sh\nnew file mode 100755\n--- /dev/null\n+++ b/run.sh\n"
     patch += "@@ -0,0 +1 @@\n+#!/bin/sh\n"
     [change] = plan(tmp_path, tmp_path, parse_patch(patch))
     assert change.patch.ignored_metadata == ["new file mode 100755"]
-    assert change.mode == 0o755 and change.applied_metadata == ["new file mode 100755"]
-    assert change.mode_change == {"path": "run.sh", "old_mode": None, "new_mode": "100755"}
+    assert change.mode == NEW_FILE_MODE
     commit([change])
-    assert os.stat(tmp_path / "run.sh").st_mode & 0o7777 == 0o755
+    assert os.stat(tmp_path / "run.sh").st_mode & 0o7777 == NEW_FILE_MODE
     assert apply(tmp_path, "diff --git a/e b/e\nnew file mode 100755\n") == {"kind": None}
-    assert os.stat(tmp_path / "e").st_mode & 0o7777 == 0o755
-    assert apply(tmp_path, EMPTY_ADD) == {"kind": None}
-    assert os.stat(tmp_path / "pkg/py.typed").st_mode & 0o7777 == NEW_FILE_MODE
+    assert os.stat(tmp_path / "e").st_mode & 0o7777 == NEW_FILE_MODE
 
 
 def test_empty_file_delete(tmp_path):
@@ -292,128 +288,52 @@ def test_empty_file_delete_of_a_file_with_content_is_refused(tmp_path):
     assert snapshot(tmp_path) == before
 
 
-def test_mode_only_change_sets_the_executable_bits(tmp_path):
-    write(tmp_path, "run.sh", "#!/bin/sh\n")
+@pytest.mark.parametrize(
+    "before, lines",
+    [
+        (0o755, "old mode 100755\nnew mode 100644\n"),
+        (0o640, "old mode 100644\nnew mode 100755\n"),
+        (0o700, "old mode 100644\nnew mode 100755\n"),  # an old mode that does not match
+        (0o644, "old mode 100644\nnew mode 100664\n"),
+    ],
+)
+def test_a_mode_only_section_changes_nothing(tmp_path, before, lines):
+    write(tmp_path, "run.sh", "#!/bin/sh\n", before)
     write(tmp_path, "a.txt", "a\n")
-    changes = plan(tmp_path, tmp_path, parse_patch(MODE_ONLY + MODIFY_A))
-    run = (tmp_path / "run.sh").resolve()
-    assert [(c.patch.op, c.src, c.dst, c.mode) for c in changes][0] == (
-        "metadata",
-        None,
-        run,
-        0o755,
+    changes = plan(
+        tmp_path, tmp_path, parse_patch(f"diff --git a/run.sh b/run.sh\n{lines}" + MODIFY_A)
     )
-    assert changes[0].diagnostics == []
-    assert os.stat(tmp_path / "run.sh").st_mode & 0o7777 == 0o644  # planning changes nothing
+    assert (changes[0].patch.op, changes[0].dst, changes[0].diagnostics) == ("metadata", None, [])
     commit(changes)
-    assert os.stat(tmp_path / "run.sh").st_mode & 0o7777 == 0o755
-    assert (tmp_path / "run.sh").read_text() == "#!/bin/sh\n"
+    assert snapshot(tmp_path)["run.sh"] == ("file", before, b"#!/bin/sh\n")
     assert (tmp_path / "a.txt").read_text() == "A\n"
 
 
-@pytest.mark.parametrize(
-    "before, lines, after",
-    [
-        (0o755, "old mode 100755\nnew mode 100644\n", 0o644),
-        (0o640, "old mode 100644\nnew mode 100755\n", 0o750),  # x only where r is set
-        (0o700, "old mode 100755\nnew mode 100644\n", 0o600),
-        (0o711, "old mode 100755\nnew mode 100755\n", 0o711),  # x kept where r is not set
-    ],
-)
-def test_mode_only_change_follows_git(tmp_path, before, lines, after):
-    write(tmp_path, "run.sh", "#!/bin/sh\n", before)
-    assert apply(tmp_path, f"diff --git a/run.sh b/run.sh\n{lines}") == {"kind": None}
-    assert snapshot(tmp_path)["run.sh"] == ("file", after, b"#!/bin/sh\n")
-
-
-def test_mode_change_with_a_mismatched_old_mode_is_applied_with_a_diagnostic(tmp_path):
-    """git apply warns and applies the new mode anyway."""
-    write(tmp_path, "run.sh", "#!/bin/sh\n", 0o755)
-    write(tmp_path, "other.sh", "x\n", 0o644)
-    patch = MODE_ONLY + "diff --git a/other.sh b/other.sh\nold mode 100755\nnew mode 100644\n"
-    changes = plan(tmp_path, tmp_path, parse_patch(patch))
-    [diag] = changes[0].diagnostics
-    assert diag["kind"] == "old_mode_mismatch" and diag["path"] == "run.sh"
-    assert (diag["old_mode"], diag["file_mode"]) == ("100644", "100755")
-    assert diag["message"] == (
-        "the patch gives the old mode as 100644 but the file was 100755; 100755 was applied anyway"
+@pytest.mark.parametrize("mode", [0o755, 0o700, 0o644])
+def test_an_edited_or_renamed_file_keeps_its_permissions_whatever_its_mode_lines_say(
+    tmp_path, mode
+):
+    write(tmp_path, "a.txt", "a\n", mode)
+    write(tmp_path, "tool.py", "print()\n", mode)
+    write(tmp_path, "old.sh", "echo a\n", mode)
+    flip = (
+        "old mode 100755\nnew mode 100644\n"
+        if mode & 0o100
+        else "old mode 100644\nnew mode 100755\n"
     )
-    assert changes[0].mode_change is None  # already 100755: nothing changed to report
-    assert changes[1].diagnostics[0]["kind"] == "old_mode_mismatch"
-    commit(changes)
-    assert os.stat(tmp_path / "run.sh").st_mode & 0o7777 == 0o755
-    assert os.stat(tmp_path / "other.sh").st_mode & 0o7777 == 0o644
-
-
-def test_modify_and_rename_apply_their_mode_lines_to_the_result(tmp_path):
-    write(tmp_path, "a.txt", "a\n")
-    write(tmp_path, "tool.py", "print()\n", 0o755)
-    patch = "diff --git a/a.txt b/a.txt\nold mode 100644\nnew mode 100755\n" + MODIFY_A
+    patch = f"diff --git a/a.txt b/a.txt\n{flip}" + MODIFY_A
     patch += (
-        "diff --git a/tool.py b/bin/tool\nsimilarity index 100%\nold mode 100755\n"
-        "new mode 100644\nrename from tool.py\nrename to bin/tool\n"
-    )
-    assert apply(tmp_path, patch) == {"kind": None}
-    after = snapshot(tmp_path)
-    assert after["a.txt"] == ("file", 0o755, b"A\n")
-    assert after["bin/tool"] == ("file", 0o644, b"print()\n") and "tool.py" not in after
-
-
-def test_rename_with_edits_and_a_mode_change(tmp_path):
-    write(tmp_path, "old.sh", "echo a\n")
-    patch = (
-        "diff --git a/old.sh b/new.sh\nold mode 100644\nnew mode 100755\nsimilarity index 50%\n"
+        f"diff --git a/tool.py b/bin/tool\nsimilarity index 100%\n{flip}"
+        "rename from tool.py\nrename to bin/tool\n"
+        f"diff --git a/old.sh b/new.sh\n{flip}similarity index 50%\n"
         "rename from old.sh\nrename to new.sh\n--- a/old.sh\n+++ b/new.sh\n"
         "@@ -1 +1 @@\n-echo a\n+echo b\n"
     )
-    [change] = plan(tmp_path, tmp_path, parse_patch(patch))
-    assert change.mode_change == {"path": "new.sh", "old_mode": "100644", "new_mode": "100755"}
-    commit([change])
+    assert apply(tmp_path, patch) == {"kind": None}
     after = snapshot(tmp_path)
-    assert after["new.sh"] == ("file", 0o755, b"echo b\n") and "old.sh" not in after
-
-
-def test_a_later_failure_leaves_an_earlier_mode_change_undone(tmp_path):
-    write(tmp_path, "run.sh", "#!/bin/sh\n")
-    write(tmp_path, "a.txt", "a\n")
-    write(tmp_path, "b.txt", "b\n")
-    before = snapshot(tmp_path)
-    patch = MODE_ONLY + MODIFY_A + "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-nope\n+B\n"
-    assert apply(tmp_path, patch)["kind"] == "context_not_found"
-    assert snapshot(tmp_path) == before
-
-
-def test_a_staging_failure_leaves_an_earlier_mode_change_undone(tmp_path):
-    write(tmp_path, "run.sh", "#!/bin/sh\n")
-    write(tmp_path, "blocker", "f\n")
-    before = snapshot(tmp_path)
-    patch = MODE_ONLY + "--- /dev/null\n+++ b/blocker/y.txt\n@@ -0,0 +1 @@\n+y\n"
-    assert apply(tmp_path, patch)["kind"] == "io_error"
-    assert snapshot(tmp_path) == before
-
-
-def test_modes_are_recorded_not_applied_without_posix_modes(tmp_path, monkeypatch):
-    monkeypatch.setattr(transaction, "APPLIES_MODES", False)
-    write(tmp_path, "run.sh", "#!/bin/sh\n")
-    patch = MODE_ONLY + "diff --git a/new.sh b/new.sh\nnew file mode 100755\n"
-    changes = plan(tmp_path, tmp_path, parse_patch(patch))
-    assert [(c.dst, c.mode, c.mode_change, c.applied_metadata) for c in changes] == [
-        (None, NEW_FILE_MODE, None, []),
-        ((tmp_path / "new.sh").resolve(), NEW_FILE_MODE, None, []),
-    ]
-    commit(changes)
-    assert os.stat(tmp_path / "run.sh").st_mode & 0o7777 == 0o644
-    assert os.stat(tmp_path / "new.sh").st_mode & 0o7777 == NEW_FILE_MODE
-
-
-@pytest.mark.parametrize("mode", ["100664", "040000"])
-def test_other_new_modes_are_recorded_not_applied(tmp_path, mode):
-    write(tmp_path, "run.sh", "#!/bin/sh\n")
-    patch = f"diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode {mode}\n"
-    [change] = plan(tmp_path, tmp_path, parse_patch(patch))
-    assert (change.dst, change.mode_change, change.applied_metadata) == (None, None, [])
-    commit([change])
-    assert os.stat(tmp_path / "run.sh").st_mode & 0o7777 == 0o644
+    assert after["a.txt"] == ("file", mode, b"A\n")
+    assert after["bin/tool"] == ("file", mode, b"print()\n") and "tool.py" not in after
+    assert after["new.sh"] == ("file", mode, b"echo b\n") and "old.sh" not in after
 
 
 def test_mode_only_change_of_a_missing_file_is_refused(tmp_path):

@@ -146,11 +146,17 @@ def test_ambiguous_context_lists_candidates_with_distances(tmp_path):
     ]
 
 
-def test_the_nearest_of_several_matches_wins(tmp_path):
-    write(tmp_path, "f.txt", "x\nsame\nend\ny\nsame\nend\nz\nsame\nend\n")
-    result = ok(tmp_path, "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n-same\n+other\n end\n")
-    assert (tmp_path / "f.txt").read_text() == "x\nother\nend\ny\nsame\nend\nz\nsame\nend\n"
-    assert result["diagnostics"][0]["search"] == "nearest"
+def test_several_matches_none_at_the_hint_are_refused_with_every_candidate(tmp_path):
+    text = "x\nsame\nend\ny\nsame\nend\nz\nsame\nend\n"
+    write(tmp_path, "f.txt", text)
+    err = fails(
+        tmp_path,
+        "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n-same\n+other\n end\n",
+        "ambiguous_context",
+    )
+    assert (tmp_path / "f.txt").read_text() == text  # not the nearest: nothing singles it out
+    assert err["details"]["matches_in_file"] == 3
+    assert "2 (+1), 5 (+4), 8 (+7)" in err["message"]
 
 
 def test_hinted_position_wins_among_duplicates(tmp_path):
@@ -195,23 +201,37 @@ def test_add_delete_and_metadata_applied(tmp_path):
     result = env["result"]
     assert (tmp_path / "docs/new.md").read_text() == "line 1\nline 2\nline 3\n"
     assert not (tmp_path / "docs/old.md").exists()
-    assert (tmp_path / "run.sh").stat().st_mode & 0o7777 == 0o755  # new file mode 100755
+    assert (
+        tmp_path / "run.sh"
+    ).stat().st_mode & 0o7777 == 0o644  # new file mode 100755: not applied
     assert (tmp_path / "docs/new.md").stat().st_mode & 0o7777 == 0o644
     assert result["added"] == ["docs/new.md", "run.sh"] and result["deleted"] == ["docs/old.md"]
-    assert result["mode_changes"] == [{"path": "run.sh", "old_mode": None, "new_mode": "100755"}]
-    assert result["ignored_metadata"] == [{"path": "run.sh", "line": "index 0000000..e69de29"}]
+    assert "mode_changes" not in result
+    assert result["ignored_metadata"] == [
+        {"path": "run.sh", "line": "new file mode 100755"},
+        {"path": "run.sh", "line": "index 0000000..e69de29"},
+    ]
     assert receipt == (
         "Applied patch: A docs/new.md, A run.sh, D docs/old.md\n"
-        "run.sh mode 100755 (new file)\n"
+        "ignored (not applied): new file mode 100755 (run.sh)\n"
         "ignored (not applied): index 0000000..e69de29 (run.sh)"
     )
 
 
-def test_mode_lines_on_modify_chmod(tmp_path):
+def test_mode_lines_on_modify_are_recorded_and_never_chmod(tmp_path):
     write(tmp_path, "f.txt", "a\n")
     result = ok(tmp_path, VALID["git_modify_mode_change"])
+    assert (tmp_path / "f.txt").stat().st_mode & 0o7777 == 0o644
+    assert [m["line"] for m in result["ignored_metadata"]][:2] == [
+        "old mode 100644",
+        "new mode 100755",
+    ]
+
+
+def test_an_edited_executable_stays_executable(tmp_path):
+    write(tmp_path, "f.txt", "a\n", mode=0o755)
+    ok(tmp_path, VALID["git_modify_mode_change"].replace("new mode 100755", "new mode 100644"))
     assert (tmp_path / "f.txt").stat().st_mode & 0o7777 == 0o755
-    assert result["mode_changes"] == [{"path": "f.txt", "old_mode": "100644", "new_mode": "100755"}]
 
 
 def test_delete_verifies_content(tmp_path):
