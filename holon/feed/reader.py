@@ -67,3 +67,27 @@ class Feed:
         for home in self.homes():
             self.tails.setdefault(str(home.root), Tail(home))
         return [r for t in self.tails.values() for r in t.poll() if shown(r, self.level)]
+
+
+class MessageScope:
+    """The records of one message's turns, as they are appended (what `holon prompt -v` shows):
+    begun at the ledger's end before the message is admitted, so a new message never inherits an
+    earlier turn's preview; a record belongs when it names the message or one of its turns."""
+
+    def __init__(self, home: Home, level: str) -> None:
+        self.tail, self.level = at_end(home), level
+        self.message_id: str | None = None
+        self.turns: set[str] = set()
+
+    def poll(self) -> list[dict[str, Any]]:
+        out = []
+        for record in self.tail.poll():
+            prov = record["provenance"]
+            if self.message_id and prov.get("message_id") == self.message_id:
+                if prov.get("turn_id"):
+                    self.turns.add(prov["turn_id"])
+            elif prov.get("turn_id") not in self.turns:
+                continue
+            if shown(record, self.level):
+                out.append(record)
+        return out
