@@ -165,7 +165,7 @@ def present(event: dict[str, Any]) -> dict[str, Any]:
             "trace",
             "trace",
             kind,
-            scalar_fields,
+            lambda d: f"{kind}: {scalar_fields(d)}".rstrip(": "),
         )
         summary = shorten(say(data), SUMMARY_CHARS)
     record: dict[str, Any] = {
