@@ -6,9 +6,10 @@ record at the chosen levels, so an unattended agent can reach its operator.
     levels = ["action_required"]         # any of the visibilities (present.VISIBILITIES)
     timeout_s = 10                       # a slower hook is stopped (its process group) and reported
 
-1. after a turn (and at the end of every tick) the runtime calls `kick`: it never raises and never
-   waits; it reads the records after the agent's cursor (`.holon/notify.json`) and, when one is at
-   a notify level, starts a detached `python -m holon.feed.notify HOME`;
+1. after each round with tool calls, after a turn and at the end of every tick, the runtime calls
+   `kick`: it never raises and never waits; it reads the records after the agent's cursor
+   (`.holon/notify.json`) and, when one is at a notify level, starts a detached
+   `python -m holon.feed.notify HOME`;
 2. that process takes `locks/notify.lock` (held: the holder delivers), runs the command for each
    record in order, outside the sandbox with the sandbox's scrubbed environment (no provider keys),
    and advances the cursor after each run; a hook that fails or times out is a
@@ -114,12 +115,27 @@ def pending(home: Home, s: Settings) -> list[dict[str, Any]]:
 
 
 def kick(home: Home) -> None:
-    """Start a detached delivery when a record waits for the hook; never raises, never waits."""
+    """Start a detached delivery when a record waits for the hook, else move the cursor past what
+    was read (so the next kick reads only what is new); never raises, never waits."""
     try:
         s = settings()
-        if s is None or not pending(home, s):
+        if s is None:
             return
-        _spawn(home)
+        lock = FileLock(home.notify_lock)
+        try:
+            lock.acquire(blocking=False)
+        except LockBusy:
+            return  # a delivery runs: it looks again after it releases (step 3)
+        try:
+            first = not home.notify_cursor.exists()
+            tail = _tail(home)
+            due = any(_due(r, s, first) for r in tail.poll())
+            if not due:
+                _save(home, tail.since_seq, tail.offset)
+        finally:
+            lock.release()
+        if due:
+            _spawn(home)
     except (HolonError, OSError, ValueError):
         return  # a broken [notify] or cursor is doctor's to report; the turn goes on
 

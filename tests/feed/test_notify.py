@@ -146,11 +146,13 @@ def test_a_first_cursor_skips_old_records(agent, hook, monkeypatch):
     assert notify.deliver(agent) == 1
 
 
-def test_kick_does_nothing_without_a_record_to_deliver(agent, hook):
-    hook()
+def test_kick_without_a_record_to_deliver_only_moves_the_cursor(agent, hook):
+    out = hook()
     Agent(agent).brief("result", "only a turn result")
     notify.kick(agent)
-    assert not agent.notify_cursor.exists()  # nothing was started
+    last = jsonl.last(agent.events)["event_seq"]
+    assert json.loads(agent.notify_cursor.read_text())["delivered_seq"] == last
+    assert not out.exists() and notify.pending(agent, notify.settings()) == []
 
 
 @pytest.mark.parametrize(
@@ -176,3 +178,20 @@ def test_a_bad_notify_table_is_invalid_config(holon_env, table):
 def test_no_notify_table_no_hook(holon_env):
     config.reset()
     assert notify.settings() is None
+
+
+def test_a_notify_operator_call_reaches_the_hook_before_the_turn_ends(agent, script, hook):
+    """A long turn does not hold its question back: the next round's command sees the hook's
+    output while the turn is still running."""
+    out = hook()
+    wait = f"for i in $(seq 1 600); do [ -s {out} ] && break; sleep 0.05; done; test -s {out}"
+    model = script(
+        NOTIFY,
+        {"text": "", "tool_calls": [{"name": "ExecCommand", "arguments": {"cmd": wait}}]},
+        {"text": "Done."},
+    )
+    proc = run("prompt", "a", "deploy", "--model", model)
+    assert proc.returncode == 0, proc.stderr
+    results = [e["data"] for e in jsonl.read(agent.transcript) if e["kind"] == "tool_result"]
+    assert results[-1]["tool_name"] == "ExecCommand" and results[-1]["status"] == "success"
+    assert "exit 0" in results[-1]["rendered"], results[-1]["rendered"]
