@@ -85,9 +85,18 @@ def _invalid(problem: str) -> UsageError:
 
 
 def _tail(home: Home) -> Tail:
-    cursor = read_json(home.notify_cursor, None)
-    if isinstance(cursor, dict) and isinstance(cursor.get("delivered_seq"), int):
-        return Tail(home, cursor["delivered_seq"], int(cursor.get("offset") or 0))
+    """Where delivery goes on; a cursor that cannot be read starts again as a first one."""
+    try:
+        cursor = read_json(home.notify_cursor, None)
+    except (OSError, ValueError):
+        cursor = None
+    seq, offset = (
+        (cursor.get("delivered_seq"), cursor.get("offset"))
+        if isinstance(cursor, dict)
+        else (None, None)
+    )
+    if isinstance(seq, int) and isinstance(offset, int) and seq >= 0 and offset >= 0:
+        return Tail(home, seq, offset)
     return Tail(home)  # a first cursor: old records are skipped (_due)
 
 
@@ -105,9 +114,16 @@ def _due(record: dict[str, Any], s: Settings, first: bool) -> bool:
     return not first or recent
 
 
+def _first(home: Home) -> bool:
+    try:
+        return not isinstance(read_json(home.notify_cursor, None), dict)
+    except (OSError, ValueError):
+        return True
+
+
 def pending(home: Home, s: Settings) -> list[dict[str, Any]]:
     """The records at the notify levels after the cursor (read-only)."""
-    first = not home.notify_cursor.exists()
+    first = _first(home)
     return [r for r in _tail(home).poll() if _due(r, s, first)]
 
 
@@ -127,7 +143,7 @@ def kick(home: Home) -> None:
         except LockBusy:
             return  # a delivery runs: it looks again after it releases (step 3)
         try:
-            first = not home.notify_cursor.exists()
+            first = _first(home)
             tail = _tail(home)
             due = any(_due(r, s, first) for r in tail.poll())
             if not due:
@@ -180,7 +196,7 @@ def deliver(home: Home) -> int:
 
 
 def _deliver_locked(home: Home, s: Settings) -> int:
-    first = not home.notify_cursor.exists()
+    first = _first(home)
     tail = _tail(home)
     start = tail.offset
     records = tail.poll()

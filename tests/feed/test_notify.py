@@ -195,3 +195,12 @@ def test_a_notify_operator_call_reaches_the_hook_before_the_turn_ends(agent, scr
     results = [e["data"] for e in jsonl.read(agent.transcript) if e["kind"] == "tool_result"]
     assert results[-1]["tool_name"] == "ExecCommand" and results[-1]["status"] == "success"
     assert "exit 0" in results[-1]["rendered"], results[-1]["rendered"]
+
+
+def test_a_cursor_that_cannot_be_read_starts_again_as_a_first_one(agent, hook):
+    out = hook()
+    agent.notify_cursor.write_text('{"delivered_seq": "x"')
+    Agent(agent).brief("ack", "still reaches you", visibility="action_required")
+    assert notify.deliver(agent) == 1
+    assert [r["summary"] for r in hooked(out)] == ["still reaches you"]
+    assert isinstance(json.loads(agent.notify_cursor.read_text())["delivered_seq"], int)
