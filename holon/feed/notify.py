@@ -41,6 +41,9 @@ from holon.store.locks import FileLock, LockBusy
 DEFAULT_LEVELS = ("action_required",)
 DEFAULT_TIMEOUT_S = 10.0
 BACKLOG_S = 86400
+# a kick with nothing to deliver moves the cursor only past this many bytes of events: a cursor
+# write is an fsync (~10 ms), a re-read of so many bytes much less
+CURSOR_STRIDE = 32 * 1024
 STDERR_CHARS = 300
 HINT = (
     '[notify] takes command = ["prog", "arg", ...] (argv, no shell), levels = '
@@ -145,8 +148,9 @@ def kick(home: Home) -> None:
         try:
             first = _first(home)
             tail = _tail(home)
+            start = tail.offset
             due = any(_due(r, s, first) for r in tail.poll())
-            if not due:
+            if not due and (first or tail.offset - start >= CURSOR_STRIDE):
                 _save(home, tail.since_seq, tail.offset)
         finally:
             lock.release()

@@ -146,12 +146,19 @@ def test_a_first_cursor_skips_old_records(agent, hook, monkeypatch):
     assert notify.deliver(agent) == 1
 
 
-def test_kick_without_a_record_to_deliver_only_moves_the_cursor(agent, hook):
+def test_kick_without_a_record_to_deliver_only_moves_the_cursor(agent, hook, monkeypatch):
     out = hook()
-    Agent(agent).brief("result", "only a turn result")
-    notify.kick(agent)
+    a = Agent(agent)
+    a.brief("result", "only a turn result")
+    notify.kick(agent)  # a first cursor is written at once
     last = jsonl.last(agent.events)["event_seq"]
     assert json.loads(agent.notify_cursor.read_text())["delivered_seq"] == last
+    a.event("timer_fired", timer_id="t")
+    notify.kick(agent)  # less than a stride of new events: the cursor stays (no fsync per kick)
+    assert json.loads(agent.notify_cursor.read_text())["delivered_seq"] == last
+    monkeypatch.setattr(notify, "CURSOR_STRIDE", 1)
+    notify.kick(agent)
+    assert json.loads(agent.notify_cursor.read_text())["delivered_seq"] == last + 1
     assert not out.exists() and notify.pending(agent, notify.settings()) == []
 
 
