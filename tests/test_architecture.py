@@ -26,6 +26,7 @@ RANK = {
     "context": 5,
     "patch": 5,
     "memory": 5,
+    "feed": 5,
     "prompt": 6,
     "tools": 6,
     "runtime": 7,

@@ -291,6 +291,7 @@ class Agent:
             # completes it (keep_brief) instead of writing a second one
             self.transcript("brief", turn_id=turn_id, message_id=related_message_id, brief=data)
             jsonl.append(self.home.briefs, data)
+            self._brief_event(data, turn_id)
             if record_time:
                 self.update_state(lambda s: setattr(s, "last_brief_at", rec.created_at))
         self.home.mark_memory_dirty()
@@ -304,7 +305,23 @@ class Agent:
             if any(b.get("id") == data.get("id") for b in jsonl.tail(self.home.briefs, 64)):
                 return
             jsonl.append(self.home.briefs, data)
+            self._brief_event(data, None)
             self.update_state(lambda s: setattr(s, "last_brief_at", data.get("created_at")))
+
+    def _brief_event(self, data: dict[str, Any], turn_id: str | None) -> None:
+        """The audit event of a durable brief: what the operator feed and the notify hook present
+        (holon.feed), so it carries the brief's text and the ids it is bound to."""
+        self.event(
+            "brief_recorded",
+            brief_id=data["id"],
+            brief_kind=data["kind"],
+            visibility=data.get("visibility") or "turn_result",
+            text=data.get("text") or "",
+            message_id=data.get("related_message_id"),
+            task_id=data.get("related_task_id"),
+            work_item_id=data.get("work_item_id"),
+            turn_id=turn_id,
+        )
 
     def status(self) -> AgentStatus:
         return self.state().status

@@ -22,9 +22,11 @@ def doctor_cmd(agents: tuple[str, ...], as_json: bool, repair: bool) -> None:
     config.toml parses, whether a scheduler entry ticks this HOLON_HOME with a command that
     exists, and for each agent (all of them, or the AGENTs named) its model and where its key
     comes from, a home that is gone or corrupt, the last tick and last failure, dead letters,
-    stuck tasks, work that waits with no tick, and files its prompt leaves out (AGENTS.md, a
-    memory file, a skill or a plan that is a symlink out of its directory, not a regular file or
-    too large). Reads only, unless --repair.
+    stuck tasks and work that waits with no tick; its last activity, what it waits on (its
+    operator, a task, a timer, a provider outage and the next retry), action_required records
+    no operator message has answered, a failing notify hook, and files its prompt leaves out
+    (AGENTS.md, a memory file, a skill or a plan that is a symlink out of its directory, not a
+    regular file or too large). Reads only, unless --repair.
 
     Exit codes: 0 when no finding is an error (warnings included); 1 when any finding is an
     error; 2 for an unknown AGENT.

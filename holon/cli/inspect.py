@@ -171,10 +171,9 @@ def transcript_cmd(agent: str, as_jsonl: bool, tail: int | None, follow: bool) -
 
 
 def event_line(rec: dict) -> str:
-    data = rec.get("data", {})
-    brief = ", ".join(
-        f"{k}={v}" for k, v in data.items() if isinstance(v, (str, int, float)) and k != "error"
-    )
+    from holon.feed.present import scalar_fields
+
+    brief = scalar_fields(rec.get("data", {}))
     return f"{rec.get('event_seq'):>6} {rec.get('created_at')} {rec.get('kind')} {brief}"
 
 

@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "transcript": "holon.cli.inspect:transcript_cmd",
     "events": "holon.cli.inspect:events_cmd",
     "briefs": "holon.cli.inspect:briefs_cmd",
+    "feed": "holon.cli.feed:feed_cmd",
     "pause": "holon.cli.control:pause_cmd",
     "resume": "holon.cli.control:resume_cmd",
     "stop": "holon.cli.control:stop_cmd",

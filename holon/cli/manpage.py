@@ -47,6 +47,19 @@ EXTRA = {
         '{"error": {"status": 429, "kind": "rate_limited"}}. The cursor is kept per agent in '
         ".holon/scripted_cursor.json; an exhausted script fails the turn.\n"
     ),
+    "feed": (
+        ".SH RECORDS\nEach line is one operator record derived from one audit event: agent_id, "
+        "event_id, event_seq, at, visibility (action_required, work_done, turn_result, progress, "
+        "trace), category, title, body (a brief's full text), summary (one line), "
+        "source_event_kind and provenance (message, task, work item, turn, correlation and "
+        "causation ids where known). event_seq is the replay cursor of \\-\\-since-seq.\n"
+        '.SH NOTIFY HOOK\nA [notify] table in $HOLON_HOME/config.toml runs command = ["prog", '
+        '"arg", ...] (no shell) for each new record at levels = [...] (default '
+        '["action_required"]), with the record as one JSON object on stdin, detached from the '
+        "turn, stopped after timeout_s (default 10), outside the sandbox with its scrubbed "
+        "environment. A record runs it at least once (cursor .holon/notify.json); a failure is a "
+        "notify_hook_failed event that holon doctor reports.\n"
+    ),
     "enqueue": (
         ".SH PROVENANCE\nchannel_event: origin channel, untrusted_external, external_evidence, "
         "surface http_public_enqueue. webhook_event: origin webhook, trusted_integration, "

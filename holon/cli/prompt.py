@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
 from holon.cli.output import emit_json, read_text_arg
 from holon.vocab import DEFAULT_PRIORITY, PRIORITIES
+
+PROGRESS_POLL_S = 0.1  # how often `holon prompt -v` looks for this turn's new records
 
 
 @click.command("prompt")
@@ -25,8 +29,24 @@ from holon.vocab import DEFAULT_PRIORITY, PRIORITIES
 @click.option(
     "--priority", type=click.Choice(PRIORITIES), default=DEFAULT_PRIORITY, show_default=True
 )
+@click.option(
+    "--level",
+    type=click.Choice(["info", "verbose", "debug"]),
+    default="info",
+    show_default=True,
+    help="While waiting, print this turn's operator records on stderr: verbose shows progress "
+    "(assistant previews, requested tools, tool rows), debug every trace record too.",
+)
+@click.option("-v", "verbose", is_flag=True, help="Same as --level verbose.")
 def prompt_cmd(
-    agent: str, text: str | None, no_wait: bool, as_json: bool, model: str | None, priority: str
+    agent: str,
+    text: str | None,
+    no_wait: bool,
+    as_json: bool,
+    model: str | None,
+    priority: str,
+    level: str,
+    verbose: bool,
 ) -> None:
     """Send TEXT (or `-` for stdin) to AGENT as an operator prompt.
 
@@ -38,8 +58,45 @@ def prompt_cmd(
 
     home = resolve(agent)
     body = read_text_arg(text)
-    outcome = operator.prompt(home, body, wait=not no_wait, model=model, priority=priority)
+    level = "verbose" if verbose and level == "info" else level
+    with _progress(home, level if not no_wait else "info") as on_admitted:
+        outcome = operator.prompt(
+            home, body, wait=not no_wait, model=model, priority=priority, on_admitted=on_admitted
+        )
     _finish(outcome, as_json)
+
+
+@contextmanager
+def _progress(home, level: str) -> Iterator[Callable[[str], None] | None]:
+    """At verbose or debug, a thread prints the prompt's own records on stderr while it waits
+    (its result, on stdout, is not repeated)."""
+    if level == "info":
+        yield None
+        return
+    import threading
+
+    from holon.feed.present import line
+    from holon.feed.reader import MessageScope
+
+    scope, done = MessageScope(home, level), threading.Event()
+
+    def show() -> None:
+        for record in scope.poll():
+            if record["visibility"] not in ("turn_result", "work_done"):
+                click.echo(line(record), err=True)
+
+    def follow() -> None:
+        while not done.wait(PROGRESS_POLL_S):
+            show()
+
+    thread = threading.Thread(target=follow, daemon=True)
+    try:
+        yield lambda message_id: (setattr(scope, "message_id", message_id), thread.start())
+    finally:
+        done.set()
+        if thread.is_alive():
+            thread.join()
+        show()
 
 
 @click.command("run")

@@ -29,6 +29,7 @@ GITIGNORE = f"""\
 /wake_hint*.json
 /scripted_cursor.json
 /responses_continuation.json
+/notify.json
 /tasks.checked
 # the queue, live task channels and timers: a clone or a restored commit must not run them again
 /queue/
@@ -174,6 +175,9 @@ class Home:
     scratch = property(lambda self: self.dot / "scratch")  # per-command writable directories
     patches = property(lambda self: self.dot / "patches")  # ApplyPatch's write-ahead journals
     scripted_cursor = property(lambda self: self.dot / "scripted_cursor.json")
+    # the notify hook's cursor: the last event_seq whose record the hook was run for (holon.feed)
+    notify_cursor = property(lambda self: self.dot / "notify.json")
+    notify_lock = property(lambda self: self.locks / "notify.lock")
     # the OpenAI Responses transport's last request and response, for previous_response_id
     provider_continuation = property(lambda self: self.dot / "responses_continuation.json")
     memory = property(lambda self: self.root / "memory")

@@ -22,7 +22,7 @@ from holon.agent.due import due_reasons
 from holon.errors import HolonError, UsageError
 from holon.home import registry
 from holon.home.layout import Home, describe
-from holon.ops import schedule_found
+from holon.ops import attention, schedule_found
 from holon.paths import config_path, holon_home
 from holon.procs import alive
 from holon.store import jsonl
@@ -391,6 +391,7 @@ def agent_report(home: Home) -> dict[str, Any]:
         out += found + _state_findings(aid, state, doc, fresh)
         out += sandbox_finding(aid, home)
         out += prompt_file_findings(agent)
+        out += attention.agent_findings(aid, home, state, finding)
     if dead:
         out.append(
             finding(
@@ -530,6 +531,8 @@ def run(agents: Sequence[str] = ()) -> dict[str, Any]:
     """The whole report; AGENT arguments narrow the agents checked (unknown ones raise)."""
     root = holon_home()
     findings = [home_finding(root), config_finding(), *scheduler_findings()]
+    if findings[1]["status"] == "ok":  # a config.toml that does not parse is said once
+        findings += attention.notify_finding(finding)
     try:
         registered = registry.load()
     except UsageError as exc:  # scan() lists the homes under agents/ all the same

@@ -38,10 +38,11 @@ def prompt(
     model: str | None,
     priority: str = vocab.DEFAULT_PRIORITY,
     ingress: str = "cli_prompt",
+    on_admitted: Callable[[str], Any] | None = None,
 ) -> dict[str, Any]:
     """Admit an operator prompt (after the checks a turn would otherwise fail on) and, with
     `wait`, tick until it is settled. The message carries `model`, and so does the work it
-    causes."""
+    causes. `on_admitted` is told the message id before any tick runs."""
     agent = Agent(home)
     admission.check_runnable(home)
     body = admission.text_body(text)
@@ -52,6 +53,8 @@ def prompt(
     )
     if not wait:
         return {"agent_id": home.agent_id, "message_id": env["id"], "status": "queued"}
+    if on_admitted is not None:
+        on_admitted(env["id"])
     return settle_message(agent, env["id"], model)
 
 

@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from holon import clock, config
 from holon.agent import nextdue, preflight, seal
 from holon.agent.handle import Agent
+from holon.feed import notify
 from holon.home.layout import Home
 from holon.ids import is_id
 from holon.model.messages import MessageEnvelope
@@ -95,6 +96,7 @@ def tick(
             if claimed is None:
                 break
             recorded = _run_one(agent, *claimed, model, report)
+            notify.kick(home)  # the turn's records are durable: the hook runs detached
             turns += 1
             if not until_idle or (max_turns is not None and turns >= max_turns):
                 break
@@ -103,6 +105,7 @@ def tick(
         nextdue.refresh(home)
     finally:
         lock.release()
+    notify.kick(home)  # records a crashed delivery left, or written outside a turn
     return report
 
 

@@ -152,7 +152,12 @@ def test_everything_in_order_is_all_ok(machine, holon_env, tmp_path):
     doc = json.loads(out)
     assert (code, doc["status"]) == (0, "ok")
     assert [f["check"] for f in doc["findings"]] == ["holon_home", "config", "scheduler"]
-    assert [f["check"] for f in doc["agents"][0]["findings"]] == ["model", "last_tick", "sandbox"]
+    assert [f["check"] for f in doc["agents"][0]["findings"]] == [
+        "model",
+        "last_tick",
+        "sandbox",
+        "activity",
+    ]
 
 
 def test_unknown_agent_argument_is_a_usage_error(machine, holon_env):

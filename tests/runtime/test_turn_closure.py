@@ -340,3 +340,32 @@ def test_message_built_by_admission_resolves_like_its_kind(agent):
         MessageEnvelope.model_validate(record),
     )
     assert out["mode"] == "resume_expected_wait" and out["evidence"][1] == "origin:task"
+
+
+def test_a_turn_that_waits_on_its_operator_leaves_an_action_required_brief(agent, script):
+    """Spec, Brief Output Contract: a brief emitted while the agent awaits operator input is
+    action_required; its audit event carries the same visibility for the feed and the hook."""
+    a = Agent(agent)
+    rec = workitems.append(a, workitems.new_record("a", "Deploy"))
+    a.update_state(lambda s: setattr(s, "current_work_item_id", rec["id"]))
+    model = script(
+        {
+            "text": "",
+            "tool_calls": [
+                {
+                    "name": "UpdateWorkItem",
+                    "arguments": {"work_item_id": rec["id"], "plan_status": "needs_input"},
+                }
+            ],
+        },
+        {"text": "Which region should I deploy to?"},
+    )
+    _prompt(agent, "deploy it")
+    tick(agent, model=model)
+    (brief,) = [b for b in jsonl.read(agent.briefs) if b["kind"] == "result"]
+    assert brief["visibility"] == "action_required"
+    assert brief["text"] == "Which region should I deploy to?"
+    (event,) = [e for e in jsonl.read(agent.events) if e["kind"] == "brief_recorded"]
+    assert event["data"]["visibility"] == "action_required"
+    assert event["data"]["brief_id"] == brief["id"] and event["data"]["work_item_id"] == rec["id"]
+    assert a.state().closure["waiting_reason"] == "awaiting_operator_input"

@@ -46,7 +46,13 @@ class TurnOutcome:
 
     @property
     def visibility(self) -> str:
-        return "work_done" if self.effects.completion else "turn_result"
+        """The brief's operator visibility (spec, Brief Output Contract): a completed work item is
+        work_done; a turn that leaves the agent waiting on its operator is action_required."""
+        if self.effects.completion:
+            return "work_done"
+        if self.waiting_reason == "awaiting_operator_input":
+            return "action_required"
+        return "turn_result"
 
 
 def tool_effects(ts: TurnState) -> ToolEffects:

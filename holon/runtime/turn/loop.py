@@ -13,6 +13,7 @@ from typing import Any
 from holon import clock, config
 from holon.agent import budget
 from holon.agent.handle import Agent
+from holon.feed import notify
 from holon.model.conversation import ProviderFailure, ProviderResponse
 from holon.model.messages import MessageEnvelope
 from holon.providers import resolve, runner
@@ -76,6 +77,7 @@ def run(
             _run_pending_calls(agent, ts, len(ts.rounds) - 1, last)
             if not last.get("tool_calls"):
                 return settle_success(agent, ts)
+            notify.kick(agent.home)  # a NotifyOperator call reaches its hook before the turn ends
         if len(ts.rounds) >= max_rounds():
             failure = ProviderFailure(
                 "max_rounds_exceeded",
