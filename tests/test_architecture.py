@@ -311,6 +311,7 @@ AGENT_BUILDERS = {
     "holon.agent.wakehints",
     "holon.cli.model",
     "holon.cli.skills",
+    "holon.feed.notify",  # the detached delivery process: its own entry point
     "holon.memory.ranking",
     "holon.ops.commit",
     "holon.ops.debug",
