@@ -19,15 +19,14 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from holon import config
-from holon.errors import HolonError, InvalidInput, OperationFailed
+from holon import config, secretenv
+from holon.errors import InvalidInput, OperationFailed
 from holon.home.layout import DOT, Home, read_record
 from holon.store.atomic import write_json
 
 MODES = ("read-only", "workspace-write", "full-access")
 NETWORK = ("deny", "allow")
 DEFAULT_MODE, DEFAULT_NETWORK = "workspace-write", "deny"
-SECRET_WORDS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH")
 SCHEMA_VERSION = 1
 HINT = (
     f"fix {DOT}/sandbox.json or set it again: holon sandbox set AGENT MODE "
@@ -126,38 +125,15 @@ def choose(
     )
 
 
-def _looks_secret(name: str) -> bool:
-    upper = name.upper()
-    return any(word in upper for word in SECRET_WORDS)
-
-
-def _credential_names() -> set[str]:
-    names = set()
-    providers = config.get("providers", {})
-    if isinstance(providers, dict):
-        for table in providers.values():
-            if isinstance(table, dict) and isinstance(table.get("api_key_env"), str):
-                names.add(table["api_key_env"])
-    return names
-
-
 def command_env(
     environ: dict[str, str], policy: Policy, home: Home, extra: dict[str, str] | None = None
 ) -> dict[str, str]:
-    """The environment a command of this agent runs with."""
-    from holon import keys
-
-    stored = set()
-    try:
-        stored = set(keys.names())
-    except (HolonError, OSError):  # an unreadable keys file removes nothing more; patterns apply
-        pass
-    named = _credential_names() | stored
+    """The environment a command of this agent runs with (secrets scrubbed: holon.secretenv)."""
 
     def passed(name: str) -> bool:
         return any(fnmatch.fnmatchcase(name, p) for p in policy.pass_env)
 
-    env = {k: v for k, v in environ.items() if passed(k) or not (_looks_secret(k) or k in named)}
+    env = secretenv.scrub(environ, keep=passed)
     env.update(
         HOLON_AGENT_ID=home.agent_id, HOLON_AGENT_HOME=str(home.root), HOLON_SANDBOX=policy.label
     )
