@@ -22,7 +22,7 @@ class TaskNotFound(LookupError):
 def get(home: Home, task_id: str) -> dict[str, Any]:
     if not is_id(task_id):  # not a plain file name: it names no task, and no path is built
         raise TaskNotFound(task_id)
-    rec = store.load(home, task_id)
+    rec = store.load(home, task_id, strict=True)
     if rec is None:
         raise TaskNotFound(task_id)
     return rec

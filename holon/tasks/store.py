@@ -41,27 +41,36 @@ def cmd_digest(cmd: str, workdir: str, shell: str, login: bool, tty: bool) -> st
 TASK_HINT = "fix its JSON, or move the task's directory out of .holon/tasks/ (it is then forgotten)"
 
 
-def read_record(path: Path) -> dict[str, Any] | None:
+def read_record(path: Path, *, listed: bool = False) -> dict[str, Any] | None:
     """A task.json (None when missing); `corrupt_state` naming the file when it is not a JSON
-    object with the fields every task has."""
+    object with an id and a status (`listed`: and the kind and command a listing shows)."""
     try:
         rec = jsonfile.object_of(path)
     except (ValueError, OSError) as exc:
         raise corrupt(path, describe(exc), TASK_HINT) from None
     if rec is None:
         return None
-    lacks = [k for k in ("id", "kind", "status") if not isinstance(rec.get(k), str)]
-    if rec.get("kind") == "command" and not isinstance(rec.get("command"), dict):
+    lacks = [k for k in ("id", "status") if not isinstance(rec.get(k), str)]
+    if listed and not isinstance(rec.get("kind"), str):
+        lacks.append("kind")
+    if listed and rec.get("kind") == "command" and not isinstance(rec.get("command"), dict):
         lacks.append("command")
     if lacks:
         raise corrupt(path, f"lacks {', '.join(lacks)} (or has the wrong type)", TASK_HINT)
     return rec
 
 
-def load(home: Home, task_id: str) -> dict[str, Any] | None:
+def load(home: Home, task_id: str, *, strict: bool = False) -> dict[str, Any] | None:
+    """The task's record, None when there is none; a corrupt one is None too (the runtime goes
+    on without it; `holon task list` reports it) unless `strict`: then `corrupt_state`."""
     if not task_id or "/" in task_id or task_id.startswith("."):
         return None
-    return read_record(home.task_dir(task_id) / "task.json")
+    try:
+        return read_record(home.task_dir(task_id) / "task.json")
+    except HolonError:
+        if strict:
+            raise
+        return None
 
 
 def save(home: Home, record: dict[str, Any]) -> None:
@@ -151,7 +160,7 @@ def all_records(home: Home, bad: list[dict[str, Any]] | None = None) -> list[dic
         if d.name == "active" or not d.is_dir():
             continue
         try:
-            rec = read_record(d / "task.json")
+            rec = read_record(d / "task.json", listed=True)
         except HolonError as exc:
             if bad is not None:
                 bad.append({"task_id": d.name, "status": "corrupt", "error": exc.to_dict()})

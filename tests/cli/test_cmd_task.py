@@ -141,3 +141,13 @@ def test_a_corrupt_task_json_is_reported_and_the_others_still_listed(agent, star
     for sub in ("status", "output"):
         out, err = fails("task", sub, str(agent.root), "tsk_corrupt", code=1, kind="corrupt_state")
         assert str(bad_dir / "task.json") in err
+
+
+def test_a_corrupt_task_json_never_stops_a_turn(agent, tmp_path):
+    from helpers import run, write_script
+
+    agent.task_dir("tsk_corrupt").mkdir(parents=True)
+    (agent.task_dir("tsk_corrupt") / "task.json").write_text("{not json")
+    model = write_script(tmp_path / "s.jsonl", [{"text": "still working"}])
+    proc = run("prompt", "a", "hello", "--model", model)
+    assert proc.returncode == 0 and "still working" in proc.stdout, proc.stderr
