@@ -214,3 +214,6 @@ def test_a_record_with_a_malformed_event_seq_never_stops_the_agent(tmp_path, bad
     assert after and after == list(range(max(good) + 1, max(good) + 1 + len(after)))
     listed = run("events", "a")
     assert listed.returncode == 0 and " odd " in listed.stdout, listed.stderr
+    doctor = json.loads(run("doctor", "a", "--json").stdout)
+    (found,) = [f for a in doctor["agents"] for f in a["findings"] if f["check"] == "events"]
+    assert found["status"] == "warn" and found["count"] == 1
