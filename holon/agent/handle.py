@@ -57,6 +57,13 @@ def _file_key(path: os.PathLike) -> FileKey:
     return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
+def event_seq(rec: dict[str, Any]) -> int | None:
+    """A record's event_seq, or None when it is not a non-negative integer (such a record is read
+    like any other; the next event continues after the highest good one)."""
+    seq = rec.get("event_seq")
+    return seq if isinstance(seq, int) and not isinstance(seq, bool) and seq >= 0 else None
+
+
 class Agent:
     def __init__(self, home: Home) -> None:
         self.home = home
@@ -201,7 +208,13 @@ class Agent:
         if self._events_end is not None and self._events_end[0] == size:
             return self._events_end[1] + 1
         last = jsonl.last(self.home.events)
-        return int(last.get("event_seq", 0)) + 1 if last else 1
+        if last is None:
+            return 1
+        seq = event_seq(last)
+        if seq is None:  # a record written by hand or by another tool: the highest good one wins
+            seqs = [event_seq(rec) for rec in jsonl.read(self.home.events)]
+            seq = max((n for n in seqs if n is not None), default=0)
+        return seq + 1
 
     def event(self, kind: str, /, **data: Any) -> dict[str, Any]:
         return self._event(kind, data, fsync=True)

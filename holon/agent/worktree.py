@@ -1,7 +1,8 @@
 """Managed git worktrees through the `git` command: create, inspect, remove when nothing is lost.
 
-Every function runs real `git` (subprocess, no library) and raises `WorktreeError` (a HolonError
-with a stable kind: `not_a_git_repository`, `git_failed`, `git_unavailable`) instead of a
+Every function runs real `git` through holon.gitrun (no hook, no program the repository
+configures, no secret in its environment) and raises `WorktreeError` (a HolonError with a stable
+kind: `not_a_git_repository`, `git_failed`, `git_unavailable`, `git_timeout`) instead of a
 traceback. The info dict a worktree is known by is
 `{path, branch, base_commit, original_branch}`; holon.agent.workspaces keeps it in workspace.json
 and the child-agent delegation keeps it in task details.
@@ -20,10 +21,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from holon import gitrun
 from holon.errors import HolonError
-
-GIT_TIMEOUT = 60.0
-GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
 
 
 class WorktreeError(HolonError):
@@ -32,22 +31,10 @@ class WorktreeError(HolonError):
 
 def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     """Run `git -C cwd args...`; output as text. `git_failed` names the command and git's words."""
-    env = {**os.environ, **GIT_ENV}
     try:
-        proc = subprocess.run(
-            ["git", "-C", os.fspath(cwd), *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=GIT_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-        )
-    except FileNotFoundError:
-        raise WorktreeError(
-            "git is not installed", kind="git_unavailable", hint="install git"
-        ) from None
-    except subprocess.TimeoutExpired:
-        raise WorktreeError(f"git {' '.join(args)} took over {GIT_TIMEOUT:.0f}s") from None
+        proc = gitrun.run(cwd, *args)
+    except gitrun.GitError as exc:
+        raise WorktreeError(exc.message, kind=exc.kind, hint=exc.hint) from None
     if check and proc.returncode != 0:
         words = (proc.stderr or proc.stdout).strip().splitlines()
         raise WorktreeError(

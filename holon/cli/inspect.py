@@ -174,7 +174,7 @@ def event_line(rec: dict) -> str:
     from holon.feed.present import scalar_fields
 
     brief = scalar_fields(rec.get("data", {}))
-    return f"{rec.get('event_seq'):>6} {rec.get('created_at')} {rec.get('kind')} {brief}"
+    return f"{str(rec.get('event_seq')):>6} {rec.get('created_at')} {rec.get('kind')} {brief}"
 
 
 @click.command("events")
@@ -186,6 +186,7 @@ def event_line(rec: dict) -> str:
 @click.option("--follow", "-f", is_flag=True, help="Keep printing new events (Ctrl-C to stop).")
 def events_cmd(agent: str, as_jsonl: bool, since_seq: int, follow: bool) -> None:
     """Print AGENT's audit events (each with a per-agent event_seq)."""
+    from holon.agent.handle import event_seq
     from holon.home.registry import resolve
     from holon.store import jsonl
 
@@ -194,7 +195,7 @@ def events_cmd(agent: str, as_jsonl: bool, since_seq: int, follow: bool) -> None
     offset = _size(path)
     show = _printer(as_jsonl, event_line)
     for r in jsonl.read(path):
-        if int(r.get("event_seq", 0)) > since_seq:
+        if (event_seq(r) or 0) > since_seq or not since_seq:
             show(r)
     if follow:
         _follow(path, offset, show)

@@ -58,6 +58,9 @@ def list_cmd(agent: str, running: bool, as_json: bool) -> None:
         emit_json(tasks)
         return
     for t in tasks:
+        if t["status"] == "corrupt":
+            click.echo(f"{t['task_id']}  corrupt  {t['error']['message']}")
+            continue
         code = f" exit {t['exit_status']}" if t["exit_status"] is not None else ""
         what = t["command"]["cmd_preview"] if "command" in t else t.get("summary")  # a child's
         click.echo(f"{t['task_id']}  {t['status']}{code}  {what}")

@@ -89,8 +89,11 @@ def rebuild() -> dict[str, str | None]:
 
 
 def _entries(base: Path) -> list[os.DirEntry]:
+    """The entries of agents/ that may be homes: never a hidden one (no agent id starts with a
+    dot), so a home `holon init` is still staging, or one a killed init left
+    (`.<name>.init-<pid>-*`, removed by the next init of that name), is nobody's agent."""
     try:
-        return list(os.scandir(base))
+        return [e for e in os.scandir(base) if not e.name.startswith(".")]
     except (FileNotFoundError, NotADirectoryError):
         return []
 

@@ -18,17 +18,15 @@ commit checked out) or a busy agent: no commit, no warning.
 from __future__ import annotations
 
 import os
-import subprocess
 from typing import Any
 
+from holon import gitrun
 from holon.agent.handle import Agent
 from holon.errors import HolonError
 from holon.home.layout import Home
 from holon.store.locks import FileLock, LockBusy
 
 SUBJECT_CHARS = 72
-GIT_TIMEOUT_S = 60.0
-_STRIP_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_OBJECT_DIRECTORY")
 
 
 class GitFailed(Exception):
@@ -88,7 +86,8 @@ def _commit(home: Home, turns: list[dict[str, Any]]) -> dict[str, Any]:
         args = ("rm", "-q", "--cached", "--pathspec-from-file=-", "--pathspec-file-nul")
         _git(home, *args, input="\0".join(stale))
     _git(home, "add", "-A", "--", ".")
-    if _git(home, "diff", "--cached", "--quiet", check=False) is not None:
+    quiet = ("diff", "--cached", "--quiet", "--no-ext-diff", "--no-textconv")
+    if _git(home, *quiet, check=False) is not None:
         return {"untracked": stale}  # nothing to commit
     _git(home, *_identity(home), "commit", "-q", "-F", "-", input=message(home, turns))
     return {"commit": (_git(home, "rev-parse", "HEAD") or "").strip(), "untracked": stale}
@@ -133,22 +132,12 @@ def _bounded(text: str, limit: int) -> str:
 
 
 def _git(home: Home, *args: str, input: str | None = None, check: bool = True) -> str | None:
-    """Run git in the home; its stdout, or None when it exits non-zero and `check` is off."""
-    env = {k: v for k, v in os.environ.items() if k not in _STRIP_ENV}
-    env.update(GIT_TERMINAL_PROMPT="0", GIT_LITERAL_PATHSPECS="1", LC_ALL="C")
+    """Run git in the home (holon.gitrun: no hook, no program the repository configures, no
+    secret); its stdout, or None when it exits non-zero and `check` is off."""
     try:
-        proc = subprocess.run(
-            ["git", "-C", os.fspath(home.root), *args],
-            input=input,
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=GIT_TIMEOUT_S,
-        )
-    except FileNotFoundError:
-        raise GitFailed("git is not installed (or not on PATH)") from None
-    except subprocess.TimeoutExpired:
-        raise GitFailed(f"git did not finish in {GIT_TIMEOUT_S:.0f} s: git {args[0]}") from None
+        proc = gitrun.run(home.root, *args, input=input, env={"GIT_LITERAL_PATHSPECS": "1"})
+    except gitrun.GitError as exc:
+        raise GitFailed(exc.message) from None
     if proc.returncode == 0:
         return proc.stdout
     if not check:

@@ -402,11 +402,29 @@ def agent_report(home: Home) -> dict[str, Any]:
                 count=len(dead),
             )
         )
+    out += event_seq_findings(aid, home)
     if doc["stuck_tasks"]:
         ids = ", ".join(t["task_id"] for t in doc["stuck_tasks"])
         msg = f"task(s) marked running whose supervisor is gone: {ids}"
         out.append(finding("stuck_tasks", "warn", msg, f"holon tick {aid}"))
     return doc
+
+
+def event_seq_findings(aid: str, home: Home) -> list[dict[str, Any]]:
+    """Recent events whose event_seq is not a non-negative integer (written by hand or another
+    tool): kept and read, numbering goes on after the highest good one; worth a look."""
+    from holon.agent.handle import event_seq
+
+    recent = [r for r in jsonl.tail(home.events, 200) if isinstance(r, dict)]
+    odd = sum(1 for r in recent if event_seq(r) is None)
+    if not odd:
+        return []
+    msg = (
+        f"{odd} of the last {len(recent)} event(s) in {home.events} have an event_seq that is "
+        "not a non-negative integer; they are kept, and new events continue after the highest "
+        "good one"
+    )
+    return [finding("events", "warn", msg, f"holon events {aid} --jsonl  # inspect", count=odd)]
 
 
 def sandbox_finding(aid: str, home: Home) -> list[dict[str, Any]]:

@@ -19,10 +19,9 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from holon import config
-from holon.errors import HolonError, InvalidInput, OperationFailed
+from holon import config, secretenv
+from holon.errors import InvalidInput, OperationFailed
 from holon.home.layout import DOT, Home, read_record
-from holon.procguard import looks_secret
 from holon.store.atomic import write_json
 
 MODES = ("read-only", "workspace-write", "full-access")
@@ -126,32 +125,15 @@ def choose(
     )
 
 
-def _credential_names() -> set[str]:
-    names = set()
-    providers = config.get("providers", {})
-    if isinstance(providers, dict):
-        for table in providers.values():
-            if isinstance(table, dict) and isinstance(table.get("api_key_env"), str):
-                names.add(table["api_key_env"])
-    return names
-
-
 def scrub(environ: dict[str, str], policy: Policy) -> dict[str, str]:
-    """`environ` without what looks like a credential, unless the policy passes it on: what the
-    agent's commands, and the processes that start them (supervisor, wrapper shell), get."""
-    from holon import keys
-
-    stored = set()
-    try:
-        stored = set(keys.names())
-    except (HolonError, OSError):  # an unreadable keys file removes nothing more; patterns apply
-        pass
-    named = _credential_names() | stored
+    """`environ` without what looks like a credential (holon.secretenv), unless the policy passes
+    it on: what the agent's commands, and the processes that start them (supervisor, wrapper
+    shell), get."""
 
     def passed(name: str) -> bool:
         return any(fnmatch.fnmatchcase(name, p) for p in policy.pass_env)
 
-    return {k: v for k, v in environ.items() if passed(k) or not (looks_secret(k) or k in named)}
+    return secretenv.scrub(environ, keep=passed)
 
 
 def command_env(

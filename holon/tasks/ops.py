@@ -22,7 +22,7 @@ class TaskNotFound(LookupError):
 def get(home: Home, task_id: str) -> dict[str, Any]:
     if not is_id(task_id):  # not a plain file name: it names no task, and no path is built
         raise TaskNotFound(task_id)
-    rec = store.load(home, task_id)
+    rec = store.load(home, task_id, strict=True)
     if rec is None:
         raise TaskNotFound(task_id)
     return rec
@@ -70,8 +70,12 @@ def status(home: Home, task_id: str) -> dict[str, Any]:
 
 
 def list_tasks(home: Home, *, include_finished: bool = True) -> list[dict[str, Any]]:
-    recs = store.all_records(home)
-    return [snapshot(r) for r in recs if include_finished or r["status"] not in store.TERMINAL]
+    """Snapshots, oldest first, then a row for each corrupt task.json ({task_id, status:
+    "corrupt", error: {kind: corrupt_state, message naming the file, hint}})."""
+    bad: list[dict[str, Any]] = []
+    recs = store.all_records(home, bad)
+    rows = [snapshot(r) for r in recs if include_finished or r["status"] not in store.TERMINAL]
+    return rows + bad
 
 
 def output(

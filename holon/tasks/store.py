@@ -23,10 +23,11 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from holon import clock, vocab
+from holon import clock, jsonfile, vocab
+from holon.errors import HolonError
 from holon.home import dueindex
-from holon.home.layout import Home
-from holon.store.atomic import read_json, write_json, write_text
+from holon.home.layout import Home, corrupt, describe
+from holon.store.atomic import write_json, write_text
 
 if TYPE_CHECKING:  # the record's keys, typed (stdlib, but kept off the light path)
     from holon.model.dicts import CommandTaskRecord
@@ -40,10 +41,39 @@ def cmd_digest(cmd: str, workdir: str, shell: str, login: bool, tty: bool) -> st
     return "sha256:" + hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
-def load(home: Home, task_id: str) -> dict[str, Any] | None:
+TASK_HINT = "fix its JSON, or move the task's directory out of .holon/tasks/ (it is then forgotten)"
+
+
+def read_record(path: Path, *, listed: bool = False) -> dict[str, Any] | None:
+    """A task.json (None when missing); `corrupt_state` naming the file when it is not a JSON
+    object with an id and a status (`listed`: and the kind and command a listing shows)."""
+    try:
+        rec = jsonfile.object_of(path)
+    except (ValueError, OSError) as exc:
+        raise corrupt(path, describe(exc), TASK_HINT) from None
+    if rec is None:
+        return None
+    lacks = [k for k in ("id", "status") if not isinstance(rec.get(k), str)]
+    if listed and not isinstance(rec.get("kind"), str):
+        lacks.append("kind")
+    if listed and rec.get("kind") == "command" and not isinstance(rec.get("command"), dict):
+        lacks.append("command")
+    if lacks:
+        raise corrupt(path, f"lacks {', '.join(lacks)} (or has the wrong type)", TASK_HINT)
+    return rec
+
+
+def load(home: Home, task_id: str, *, strict: bool = False) -> dict[str, Any] | None:
+    """The task's record, None when there is none; a corrupt one is None too (the runtime goes
+    on without it; `holon task list` reports it) unless `strict`: then `corrupt_state`."""
     if not task_id or "/" in task_id or task_id.startswith("."):
         return None
-    return read_json(home.task_dir(task_id) / "task.json")
+    try:
+        return read_record(home.task_dir(task_id) / "task.json")
+    except HolonError:
+        if strict:
+            raise
+        return None
 
 
 def save(home: Home, record: dict[str, Any]) -> None:
@@ -121,7 +151,9 @@ def active_ids(home: Home) -> list[str]:
         return []
 
 
-def all_records(home: Home) -> list[dict[str, Any]]:
+def all_records(home: Home, bad: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Every task record, oldest first; a corrupt one is skipped (and added as
+    {task_id, status: "corrupt", error: {kind, message, hint}} to `bad`)."""
     out = []
     try:
         entries = sorted(home.tasks.iterdir())
@@ -130,7 +162,12 @@ def all_records(home: Home) -> list[dict[str, Any]]:
     for d in entries:
         if d.name == "active" or not d.is_dir():
             continue
-        rec = read_json(d / "task.json")
+        try:
+            rec = read_record(d / "task.json", listed=True)
+        except HolonError as exc:
+            if bad is not None:
+                bad.append({"task_id": d.name, "status": "corrupt", "error": exc.to_dict()})
+            continue
         if rec:
             out.append(rec)
     out.sort(key=lambda r: r.get("created_at") or "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -188,3 +189,31 @@ def test_identity_and_repr(agent):
     a = Agent(agent)
     assert a.identity()["agent_id"] == "a" and a.id == "a"
     assert repr(a) == f"Agent('a', {str(agent.root)!r})"
+
+
+@pytest.mark.parametrize("bad", ["7x", None, 2.5, True, -3, {"n": 1}])
+def test_a_record_with_a_malformed_event_seq_never_stops_the_agent(tmp_path, bad):
+    """A record whose event_seq is not a non-negative integer (edited by hand, written by another
+    tool): the agent still ticks, `holon events` still lists, and numbering continues after the
+    highest good event_seq; no record is lost."""
+    from helpers import init_agent, run, write_script
+
+    home = init_agent("a")
+    events = home / ".holon" / "ledger" / "events.jsonl"
+    events.parent.mkdir(parents=True, exist_ok=True)
+    text = events.read_text() if events.exists() else ""
+    good = [0] + [json.loads(line)["event_seq"] for line in text.splitlines()]
+    with events.open("a") as fh:
+        fh.write(json.dumps({"schema_version": 1, "event_seq": bad, "kind": "odd", "data": {}}))
+        fh.write("\n")
+    model = write_script(tmp_path / "s.jsonl", [{"text": "still here"}])
+    proc = run("prompt", "a", "hello", "--model", model)
+    assert proc.returncode == 0, proc.stderr
+    seqs = [json.loads(line).get("event_seq") for line in events.read_text().splitlines()]
+    after = seqs[len(good) :]
+    assert after and after == list(range(max(good) + 1, max(good) + 1 + len(after)))
+    listed = run("events", "a")
+    assert listed.returncode == 0 and " odd " in listed.stdout, listed.stderr
+    doctor = json.loads(run("doctor", "a", "--json").stdout)
+    (found,) = [f for a in doctor["agents"] for f in a["findings"] if f["check"] == "events"]
+    assert found["status"] == "warn" and found["count"] == 1

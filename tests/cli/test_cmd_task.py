@@ -122,3 +122,32 @@ def test_unknown_agent_and_empty_list(agent):
     fails("task", "status", "nobody", "task_x", code=2, kind="unknown_agent")
     assert ok_json(task_group, "list", "a", "--json") == []
     assert ok(task_group, "list", "a").stdout == ""
+
+
+@pytest.mark.parametrize("text", ["{not json", "[]", '{"id": "t", "kind": "command"}'])
+def test_a_corrupt_task_json_is_reported_and_the_others_still_listed(agent, start, text):
+    start("sleep 30")
+    (good,) = ok_json(task_group, "list", str(agent.root), "--json")
+    bad_dir = agent.task_dir("tsk_corrupt")
+    bad_dir.mkdir(parents=True)
+    (bad_dir / "task.json").write_text(text)
+    listed = ok_json(task_group, "list", str(agent.root), "--json")
+    assert listed[0]["task_id"] == good["task_id"]
+    assert listed[1]["task_id"] == "tsk_corrupt" and listed[1]["status"] == "corrupt"
+    assert listed[1]["error"]["kind"] == "corrupt_state"
+    assert str(bad_dir / "task.json") in listed[1]["error"]["message"]
+    text_out = ok(task_group, "list", str(agent.root)).stdout
+    assert good["task_id"] in text_out and "tsk_corrupt  corrupt  " in text_out
+    for sub in ("status", "output"):
+        out, err = fails("task", sub, str(agent.root), "tsk_corrupt", code=1, kind="corrupt_state")
+        assert str(bad_dir / "task.json") in err
+
+
+def test_a_corrupt_task_json_never_stops_a_turn(agent, tmp_path):
+    from helpers import run, write_script
+
+    agent.task_dir("tsk_corrupt").mkdir(parents=True)
+    (agent.task_dir("tsk_corrupt") / "task.json").write_text("{not json")
+    model = write_script(tmp_path / "s.jsonl", [{"text": "still working"}])
+    proc = run("prompt", "a", "hello", "--model", model)
+    assert proc.returncode == 0 and "still working" in proc.stdout, proc.stderr

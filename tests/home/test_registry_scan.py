@@ -107,3 +107,23 @@ def test_forget_a_deleted_home_under_agents(holon_env):
     shutil.rmtree(home.root)
     assert registry.forget("a") == str(home.root)
     assert registry.scan() == ([], [])
+
+
+def test_a_home_a_killed_init_left_is_nobodys_agent(holon_env):
+    """`holon init` stages `.<name>.init-<pid>-*` and renames it into place; killed before the
+    rename, it leaves a complete-looking home there: `holon agents`, `tick --all` and doctor
+    never list it, and the next init of that name removes it."""
+    from helpers import run
+
+    init_home(None, "a")
+    staged = agents_dir() / ".b.init-999999999-x1"
+    shutil.copytree(agents_dir() / "a", staged)
+    (staged / ".holon" / "agent.json").write_text(json.dumps({"agent_id": "b"}))
+    listed = json.loads(run("agents", "--all", "--json").stdout)
+    assert [row["agent_id"] for row in listed] == ["a"]
+    ticked = json.loads(run("tick", "--all", "--json").stdout)
+    assert [agent["agent_id"] for agent in ticked["agents"]] == ["a"]
+    assert str(staged) not in run("doctor", "--json").stdout
+    assert [h.agent_id for h in registry.all_homes()] == ["a"]
+    init_home(None, "b")
+    assert not staged.exists() and (agents_dir() / "b").is_dir()
