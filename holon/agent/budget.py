@@ -155,6 +155,32 @@ def _check_ancestors(home: Home, turn_total: int) -> None:
         root = above.home.parent_root
 
 
+def daily_hold(agent: Agent) -> dict[str, object] | None:
+    """The spent daily budget that holds the agent's queue: its own, else that of an agent above
+    a private child; None while every one has tokens left. A held message stays queued (nothing
+    is claimed) until the day rolls over or the budget is raised."""
+    who: Agent | None = agent
+    while who is not None:
+        cap = limits(who).get("daily_tokens")
+        used = family_usage_today(who.home) if cap else 0
+        if cap and used >= cap:
+            renews = clock.iso(clock.parse_iso(today() + "T00:00:00Z").timestamp() + 86400)
+            whose = "its" if who is agent else f"{who.id}'s (which supervises it)"
+            return {
+                "budget": "daily_tokens",
+                "agent_id": who.id,
+                "used": used,
+                "limit": cap,
+                "renews_at": renews,
+                "message": f"{whose} daily token budget is spent ({used} of {cap} tokens today, "
+                f"UTC): queued messages wait until {renews} or until "
+                f"`holon model budget {who.id} --daily-tokens N` raises it",
+            }
+        root = who.home.parent_root
+        who = Agent(Home(root)) if root is not None and is_home(root) else None
+    return None
+
+
 def set_override(agent: Agent, model_ref: str | None) -> None:
     """Override the agent's model for future turns (None clears it: back to the runtime default)."""
     agent.update_state(lambda s: setattr(s, "model_override", model_ref))

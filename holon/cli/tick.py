@@ -238,6 +238,8 @@ def _lines(reports: list[dict], why: bool = False) -> list[tuple[str, bool]]:
             failure = t.get("failure_artifact") or {}
             if why and failure.get("summary"):
                 line += f"\n    {failure.get('kind') or 'failed'}: {failure['summary']}"
+        if r.get("held"):
+            line += f"\n  {r['held']['message']}"
         if r.get("dead_lettered"):
             line += f"\n  dead-lettered: {', '.join(r['dead_lettered'])}"
         if r["outcome"] in ("missing", "broken"):

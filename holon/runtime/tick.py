@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from holon import clock, config
-from holon.agent import nextdue, preflight, seal
+from holon.agent import budget, nextdue, preflight, seal
 from holon.agent.handle import Agent
 from holon.home.layout import Home
 from holon.ids import is_id
@@ -43,11 +43,12 @@ DEFAULT_DELIVERY_LIMIT = 3
 @dataclass
 class TickReport:
     agent_id: str
-    outcome: str = "idle"  # idle | ran | woke | busy | paused | stopped | error
+    outcome: str = "idle"  # idle | ran | woke | busy | paused | stopped | held | error
     turns: list[dict[str, Any]] = field(default_factory=list)
     recovered: list[str] = field(default_factory=list)
     dead_lettered: list[str] = field(default_factory=list)
     deferred: list[dict[str, Any]] = field(default_factory=list)
+    held: dict[str, Any] | None = None  # a spent daily budget holds the queue (budget.daily_hold)
     fired: list[str] = field(default_factory=list)
     liveness: list[str] = field(default_factory=list)
     error: str | None = None
@@ -91,6 +92,8 @@ def tick(
             if status in (AgentStatus.paused, AgentStatus.stopped):
                 report.outcome = status.value if home.queue.has_pending() else report.outcome
                 break
+            if _held(agent, report):
+                break
             claimed = _claim(agent, report)
             if claimed is None:
                 break
@@ -124,6 +127,36 @@ def _claim(agent: Agent, report: TickReport) -> tuple[str, MessageEnvelope] | No
             _dead_letter(agent, name, record, report, reason=refused)
             continue
         return name, message
+
+
+def _held(agent: Agent, report: TickReport) -> bool:
+    """True when a spent daily token budget holds the queue: no message is claimed, so none is
+    consumed; each waits, visible in `holon status` and `holon doctor`, until the day rolls over
+    or the budget is raised. The hold is recorded (event, brief) when it begins, and its end
+    when it lifts."""
+    before = agent.state().budget_hold
+    ready = agent.home.queue.has_ready()
+    if not ready and not before:
+        return False
+    hold = budget.daily_hold(agent)
+    if hold is None:
+        if before:
+            agent.update_state(lambda s: setattr(s, "budget_hold", None))
+            agent.event("queue_released", budget=before.get("budget"), was=before)
+        return False
+    if not ready:
+        return False
+    if not before or before.get("renews_at") != hold["renews_at"]:
+        agent.update_state(lambda s: setattr(s, "budget_hold", hold))
+        waiting = len(agent.home.queue.pending())
+        agent.event("queue_held", waiting=waiting, **hold)
+        agent.brief(
+            "failure",
+            f"{waiting} message(s) held in the queue, none consumed: {hold['message']}",
+            visibility="action_required",
+        )
+    report.outcome, report.held = "held", hold
+    return True
 
 
 def _not_an_envelope(exc: ValidationError) -> str:
