@@ -86,13 +86,15 @@ def today() -> str:
     return clock.now_iso()[:10]
 
 
-def family_usage_today(home: Home) -> int:
+def family_usage_today(home: Home, own: int | None = None) -> int:
     """Tokens spent today (UTC) by the agent and all its private children, archived ones too:
-    a child's tokens count against its parent's budget."""
-    state = read_json(home.state_json) or {}
-    by_day = state.get("token_usage_by_day") if isinstance(state, dict) else None
-    used = by_day.get(today(), 0) if isinstance(by_day, dict) else 0
-    total = used if type(used) is int else 0
+    a child's tokens count against its parent's budget. `own`: the agent's own use today when
+    the caller has it (its cached run state, see own_usage_today), else read from state.json."""
+    if own is None:
+        state = read_json(home.state_json) or {}
+        by_day = state.get("token_usage_by_day") if isinstance(state, dict) else None
+        own = by_day.get(today(), 0) if isinstance(by_day, dict) else 0
+    total = own if type(own) is int else 0
     try:
         entries = [e.path for e in os.scandir(home.children_dir) if not e.name.startswith(".")]
     except (FileNotFoundError, NotADirectoryError):
@@ -109,6 +111,11 @@ def family_usage_today(home: Home) -> int:
     return total
 
 
+def own_usage_today(agent: Agent) -> int:
+    """The agent's own tokens today, from its cached run state (no read of state.json)."""
+    return agent.state().token_usage_by_day.get(today(), 0)
+
+
 def check(agent: Agent, turn_usage: TokenUsage) -> None:
     """Refuse the next provider request when a token budget is spent (raises ProviderFailure):
     the agent's own, and the daily budget of each agent above a private child."""
@@ -123,7 +130,7 @@ def check(agent: Agent, turn_usage: TokenUsage) -> None:
             budget="turn_tokens",
         )
     if "daily_tokens" in spend:
-        used = family_usage_today(agent.home) + turn_total  # its children count too
+        used = family_usage_today(agent.home, own_usage_today(agent)) + turn_total  # + children
         if used >= spend["daily_tokens"]:
             raise _exhausted(
                 f"daily token budget spent ({used} of "
@@ -155,14 +162,14 @@ def _check_ancestors(home: Home, turn_total: int) -> None:
         root = above.home.parent_root
 
 
-def daily_hold(agent: Agent) -> dict[str, object] | None:
+def daily_hold(agent: Agent, own: int | None = None) -> dict[str, object] | None:
     """The spent daily budget that holds the agent's queue: its own, else that of an agent above
     a private child; None while every one has tokens left. A held message stays queued (nothing
-    is claimed) until the day rolls over or the budget is raised."""
+    is claimed) until the day rolls over or the budget is raised. `own`: as family_usage_today."""
     who: Agent | None = agent
     while who is not None:
         cap = limits(who).get("daily_tokens")
-        used = family_usage_today(who.home) if cap else 0
+        used = family_usage_today(who.home, own if who is agent else None) if cap else 0
         if cap and used >= cap:
             renews = clock.iso(clock.parse_iso(today() + "T00:00:00Z").timestamp() + 86400)
             whose = "its" if who is agent else f"{who.id}'s (which supervises it)"
