@@ -83,7 +83,7 @@ def snapshot(record: dict[str, Any]) -> dict[str, Any]:
         "parent_message_id": record.get("parent_message_id"),
         "origin": record.get("origin") or "turn",
         "accepts_input": running,
-        "input_target": "child_agent" if running else None,
+        "input_target": "child_followup" if running else None,
         "workspace_mode": record.get("workspace_mode"),
         "child_supervision": projection(record),
     }

@@ -122,7 +122,7 @@ def test_task_tools_on_a_child(tmp_path):
         json.dumps({"task_id": task_id, "input": "also"}),
     )
     receipt = json.loads(out.stdout)["result"]
-    assert receipt["accepted_input"] is True and receipt["input_target"] == "child_agent"
+    assert receipt["accepted_input"] is True and receipt["input_target"] == "child_followup"
     assert len(records(dot(child) / "ledger" / "messages.jsonl")) == 2
     output = json.loads(holon("task", "output", "p", task_id, "--json").stdout)
     assert output["retrieval_status"] == "not_ready"
