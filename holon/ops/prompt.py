@@ -348,11 +348,13 @@ def _private_root(tmp: str) -> str:
 
 
 def _private_home(tmp: str) -> Home:
-    """A temporary private agent: a real home that is not registered."""
+    """A temporary private agent: a real home that is not registered. Kind `named`, private and
+    self-owned (spec, Agent Identity routing rules: `holon run` without --agent uses a temporary
+    private agent); never `child`, which is a parent-supervised kind, and it has no parent."""
     from holon.home.init import materialise, resolve_template
 
     source, provenance = resolve_template("holon-default")
     root = _private_root(tmp)
-    materialise(Home(root).root, source, "run", provenance, "child", "private")
+    materialise(Home(root).root, source, "run", provenance, "named", "private")
     config.reset()
     return Home(root, "run")
