@@ -85,7 +85,7 @@ def summary_of(agent: Agent, state: dict[str, Any]) -> dict[str, Any]:
     summary.update(_lifecycle(home, state))
     kids = children.child_records(home, live_only=True, active_ids=state["active_task_ids"])
     if kids:  # private children: shown here and by `holon agents --all`, not in `holon agents`
-        summary["children"] = [childview.projection(r) for r in kids]
+        summary["active_children"] = [childview.projection(r) for r in kids]
     return summary
 
 

@@ -165,7 +165,7 @@ def test_limits_refuse_with_clear_kinds(tmp_path, monkeypatch):
 def test_parent_status_shows_its_live_children(tmp_path):
     spawn_child(tmp_path)
     status = json.loads(holon("status", "p", "--json").stdout)
-    (child,) = status["children"]
+    (child,) = status["active_children"]
     assert child["status"] == "running" and child["child_agent_id"].startswith("p.c-")
 
 
