@@ -10,7 +10,7 @@ enqueue     system_tick        system    trusted_system       runtime_instructio
 trigger     system_tick        callback  trusted_integration  integration_signal
 timer       timer_tick         timer     trusted_system       runtime_instruction
 runtime     system_tick        system    trusted_system       runtime_instruction
-task        task_result        task      untrusted_external   external_evidence
+task        task_result        task      trusted_system       runtime_instruction
 followup    internal_followup  system    trusted_system       runtime_instruction
 
 ingress     kind               surface              context
@@ -116,9 +116,11 @@ _PROFILES: dict[tuple[str, str], tuple[str, str, str, str]] = {
         "runtime_system",
         "runtime_owned",
     ),
-    ("task", "task_result"): (  # command output, as ExecCommand's inline: evidence only
-        "untrusted_external",
-        "external_evidence",
+    # runtime-owned rejoin (spec: Background Task Model); the command output or child report
+    # inside stays evidence (holon.tasks.results labels it, content_authority)
+    ("task", "task_result"): (
+        "trusted_system",
+        "runtime_instruction",
         "task_rejoin",
         "runtime_owned",
     ),

@@ -87,22 +87,25 @@ def today() -> str:
     return clock.now_iso()[:10]
 
 
-def family_usage_today(home: Home) -> int:
+def family_usage_today(home: Home, own: int | None = None) -> int:
     """Tokens spent today (UTC) by the agent and every agent it created: its private children
     (archived ones too) and the public agents its turns made (holon.agent.lineage), and theirs.
-    An agent's tokens count against the budget of each agent above it."""
-    return _family_usage(home, today(), set())
+    An agent's tokens count against the budget of each agent above it. `own`: the agent's own
+    use today when the caller has it (its cached run state, see own_usage_today), else read
+    from state.json."""
+    return _family_usage(home, today(), set(), own)
 
 
-def _family_usage(home: Home, day: str, seen: set[str]) -> int:
+def _family_usage(home: Home, day: str, seen: set[str], own: int | None = None) -> int:
     key = os.path.realpath(home.root)
     if key in seen:  # a hand-made loop of lineage is counted once
         return 0
     seen.add(key)
-    state = read_json(home.state_json) or {}
-    by_day = state.get("token_usage_by_day") if isinstance(state, dict) else None
-    used = by_day.get(day, 0) if isinstance(by_day, dict) else 0
-    total = used if type(used) is int else 0
+    if own is None:
+        state = read_json(home.state_json) or {}
+        by_day = state.get("token_usage_by_day") if isinstance(state, dict) else None
+        own = by_day.get(day, 0) if isinstance(by_day, dict) else 0
+    total = own if type(own) is int else 0
     try:
         entries = [e.path for e in os.scandir(home.children_dir) if not e.name.startswith(".")]
     except (FileNotFoundError, NotADirectoryError):
@@ -119,6 +122,11 @@ def _family_usage(home: Home, day: str, seen: set[str]) -> int:
     return total
 
 
+def own_usage_today(agent: Agent) -> int:
+    """The agent's own tokens today, from its cached run state (no read of state.json)."""
+    return agent.state().token_usage_by_day.get(today(), 0)
+
+
 def check(agent: Agent, turn_usage: TokenUsage) -> None:
     """Refuse the next provider request when a token budget is spent (raises ProviderFailure):
     the agent's own, and the daily budget of each agent above it in its lineage."""
@@ -133,7 +141,7 @@ def check(agent: Agent, turn_usage: TokenUsage) -> None:
             budget="turn_tokens",
         )
     if "daily_tokens" in spend:
-        used = family_usage_today(agent.home) + turn_total  # its children count too
+        used = family_usage_today(agent.home, own_usage_today(agent)) + turn_total  # + children
         if used >= spend["daily_tokens"]:
             raise _exhausted(
                 f"daily token budget spent ({used} of "
@@ -164,6 +172,29 @@ def _check_ancestors(home: Home, turn_total: int) -> None:
                 budget="daily_tokens",
                 agent_id=above.id,
             )
+
+
+def daily_hold(agent: Agent, own: int | None = None) -> dict[str, object] | None:
+    """The spent daily budget that holds the agent's queue: its own, else that of an agent above
+    it in its lineage (holon.agent.lineage); None while every one has tokens left. A held message stays queued (nothing
+    is claimed) until the day rolls over or the budget is raised. `own`: as family_usage_today."""
+    for who in [agent, *(Agent(h) for h in lineage.ancestors(agent.home))]:
+        cap = limits(who).get("daily_tokens")
+        used = family_usage_today(who.home, own if who is agent else None) if cap else 0
+        if cap and used >= cap:
+            renews = clock.iso(clock.parse_iso(today() + "T00:00:00Z").timestamp() + 86400)
+            whose = "its" if who is agent else f"{who.id}'s (above it in its lineage)"
+            return {
+                "budget": "daily_tokens",
+                "agent_id": who.id,
+                "used": used,
+                "limit": cap,
+                "renews_at": renews,
+                "message": f"{whose} daily token budget is spent ({used} of {cap} tokens today, "
+                f"UTC): queued messages wait until {renews} or until "
+                f"`holon model budget {who.id} --daily-tokens N` raises it",
+            }
+    return None
 
 
 def set_override(agent: Agent, model_ref: str | None) -> None:

@@ -2,11 +2,11 @@
 
 `public_named` gets every tool: the built-in catalog and the plugins loaded with
 HOLON_TOOL_PLUGINS. `private_child` gets a fixed allow list of built-in tools by name: everything
-but NotifyOperator (a child reports to its parent, not the operator) and UseWorkspace /
-DetachWorkspace (its parent binds its workspace at spawn). SpawnAgent stays: the delegation
-limits bind it, and it refuses a child `preset=public_named` (holon.tools.agents). A plugin, or
-a built-in tool added later and not yet listed here, is refused to a child: the list fails
-closed, never widens by itself. Stdlib only: read on every provider round.
+but UseWorkspace / DetachWorkspace (its parent binds its workspace at spawn); its NotifyOperator
+goes to its supervising parent, not the operator (holon.tasks.childnotify). SpawnAgent stays:
+the delegation limits bind it, and it refuses a child `preset=public_named` (holon.tools.agents).
+A plugin, or a built-in tool added later and not yet listed here, is refused to a child: the list
+fails closed, never widens by itself. Stdlib only: read on every provider round.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ PRESETS = (PUBLIC_NAMED, PRIVATE_CHILD)
 
 # what a private child is never offered, and why (the refusal's recovery hint says it)
 CHILD_WITHHELD = {
-    "NotifyOperator": "a child reports to its parent: end the turn with your result instead",
     "UseWorkspace": "a child's workspace is bound by its parent at spawn",
     "DetachWorkspace": "a child's workspace is bound by its parent at spawn",
 }
@@ -47,6 +46,7 @@ PRIVATE_CHILD_TOOLS = frozenset(
         "MemoryGet",
         "Sleep",
         "Enqueue",
+        "NotifyOperator",
         "SpawnAgent",
         "AgentGet",
     }

@@ -390,7 +390,9 @@ def _isolated(agent: Agent, doc: dict[str, Any], wid: str, label: str | None) ->
 
 
 def detach(agent: Agent, wid: str) -> dict[str, Any]:
-    """Remove `wid` from the attached set; its own clean worktree is removed, a dirty one kept."""
+    """Remove `wid` from the attached set (spec: DetachWorkspace, a control-plane surface that
+    never deletes the workspace directory): its managed worktree, clean or not, stays on disk,
+    listed as retained for the operator's review and explicit cleanup."""
     doc = read(agent.home)
     recover(agent, doc)
     if wid == HOME_ID:
@@ -410,21 +412,20 @@ def detach(agent: Agent, wid: str) -> dict[str, Any]:
     out: dict[str, Any] = {"workspace_id": wid, "detached": True, "worktree": None}
     tree = entry.get("worktree")
     if tree:
-        out["worktree"] = _release(agent, doc, wid, Path(entry["anchor"]), tree)
+        out["worktree"] = _retain(agent, doc, wid, tree)
     del doc["attached"][wid]
     _write(agent, doc)
     return out
 
 
-def _release(
-    agent: Agent, doc: dict[str, Any], wid: str, anchor: Path, tree: dict[str, Any]
-) -> dict[str, Any]:
+def _retain(agent: Agent, doc: dict[str, Any], wid: str, tree: dict[str, Any]) -> dict[str, Any]:
+    """Keep a detached workspace's worktree, recorded as retained with what it holds."""
     try:
-        result = worktree.remove_if_clean(anchor, tree)
-    except HolonError as exc:  # the repository is gone or broken: keep everything
-        result = {"removed": False, "retained_reason": exc.kind, "changed_files": []}
-    if result["removed"]:
-        _occupant_file(Path(tree["path"])).unlink(missing_ok=True)
+        files = worktree.changed_files(Path(tree["path"]))
+    except (HolonError, OSError):  # the worktree or its repository is gone or broken
+        files = []
+    reason = "uncommitted_changes" if files else "detached"
+    result = {"removed": False, "retained_reason": reason, "changed_files": files}
     if result["retained_reason"]:
         kept = {
             "workspace_id": wid,

@@ -43,9 +43,26 @@ def status_cmd(agent: str, as_json: bool) -> None:
         f"{summary['token_usage']['total_model_rounds']} rounds",
     ]
     lines.append(_context_line(summary["context"]))
+    lines.append(_budget_line(summary["budget"]))
     if summary.get("lifecycle_hint"):
         lines.append(f"hint:     {summary['lifecycle_hint']}")
     click.echo("\n".join(lines))
+
+
+def _budget_line(b: dict) -> str:
+    driven = b["self_driven_turns"]
+    cap = f"{driven['consecutive']} of {driven['cap'] or 'unlimited'} self-driven turns in a row"
+    if "error" in b:
+        return f"budget:   unreadable: {b['error']['message']} · {cap}"
+    limits = b["limits"]
+    daily = limits.get("daily_tokens")
+    line = f"budget:   {b['used_today']} of {daily or 'unlimited'} tokens today"
+    if limits.get("turn_tokens"):
+        line += f" · {limits['turn_tokens']} per turn"
+    line += f" · {cap}"
+    if b["hold"]:
+        line += f"\nheld:     {b['hold']['message']}"
+    return line
 
 
 def _sandbox_line(sb: dict) -> str:

@@ -181,6 +181,8 @@ def _finish(outcome: dict, as_json: bool) -> None:
         artifact = outcome.get("failure_artifact") or {}
         summary = artifact.get("summary", "the provider was unavailable")
         click.echo(f"holon: turn_deferred: {summary}", err=True)
+    elif outcome.get("status") == "held":
+        click.echo(f"holon: {outcome['error']}", err=True)
     elif outcome.get("status") in ("paused", "stopped", "pending"):
         pass
     else:

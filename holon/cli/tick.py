@@ -277,6 +277,13 @@ def _lines(reports: list[dict], why: bool = False) -> list[tuple[str, bool]]:
             failure = t.get("failure_artifact") or {}
             if why and failure.get("summary"):
                 line += f"\n    {failure.get('kind') or 'failed'}: {failure['summary']}"
+        if r.get("held"):
+            line += f"\n  {r['held']['message']}"
+        if r.get("capped"):
+            line += (
+                f"\n  stopped at its cap of {r['capped']['cap']} self-driven turns in a row "
+                f"(`holon briefs {r['agent_id']}` says how to go on)"
+            )
         if r.get("dead_lettered"):
             line += f"\n  dead-lettered: {', '.join(r['dead_lettered'])}"
         if r["outcome"] in ("missing", "broken"):

@@ -104,8 +104,8 @@ def use_cmd(
 @click.argument("workspace_id")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def detach_cmd(agent: str, workspace_id: str, as_json: bool) -> None:
-    """Forget WORKSPACE_ID (not the active one); directories are never deleted, and an isolated
-    worktree with uncommitted changes is kept."""
+    """Forget WORKSPACE_ID (not the active one); nothing is deleted: an isolated worktree is
+    kept and listed as retained (`holon workspace list`)."""
     from holon.home.registry import resolve
     from holon.ops import workspace
 

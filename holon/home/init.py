@@ -7,7 +7,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from holon import clock
+from holon import clock, config
 from holon.errors import AlreadyExists, UsageError
 from holon.home import migrate, registry, settings, template_skills
 from holon.home.layout import GITIGNORE, HOME_FORMAT, Home, is_home
@@ -18,6 +18,18 @@ from holon.store.atomic import DIR_MODE, fsync_dir, make_private_dir, write_json
 
 BUILTIN_TEMPLATES = Path(__file__).parent / "templates"
 DEFAULT_AGENT_ID = "main"  # the default agent: it alone also sees the user's skills
+DEFAULT_DAILY_TOKENS = 2_000_000  # a new agent's daily budget, see default_daily_tokens
+
+
+def default_daily_tokens() -> int:
+    """The daily token budget a new agent starts with (`runtime.default_daily_tokens`,
+    HOLON_DEFAULT_DAILY_TOKENS; 0 for none): an agent left alone stops spending at it."""
+    return max(
+        0,
+        config.env_int(
+            "HOLON_DEFAULT_DAILY_TOKENS", "runtime.default_daily_tokens", DEFAULT_DAILY_TOKENS
+        ),
+    )
 
 
 def resolve_template(template: str) -> tuple[Path, dict]:
@@ -192,4 +204,7 @@ def materialise(
     for key in ("lineage_parent_home", "lineage_root_agent_id", "lineage_depth"):
         if record.get(key) is None:  # an agent no other agent created: no lineage fields
             record.pop(key, None)
+    daily = default_daily_tokens()
+    if daily and kind != "child":  # a private child spends from its parent's budget
+        record["budget"] = {"daily_tokens": daily}  # `holon model budget` overrides it
     write_json(home.agent_json, record)

@@ -142,6 +142,10 @@ class AgentState(_Record):
     last_settled_message_id: str | None = None
     last_settled_dead_letter: bool = False
     paused_from: str | None = None
+    # the spent daily budget holding the queue since a tick found it (holon.runtime.tick._held)
+    budget_hold: dict[str, Any] | None = None
+    # turns in a row the agent drove itself (holon.agent.autonomy); any other turn resets it
+    self_driven_turns: Count = 0
     working_memory: WorkingMemory = Field(default_factory=WorkingMemory)
     context: ContextState = Field(default_factory=ContextState)
     # skill name -> {state: turn_active|session_active, scope, path, activated_at, turn_id}

@@ -388,7 +388,7 @@ def agent_report(home: Home) -> dict[str, Any]:
         doc["last_tick_at"] = state.last_tick_at
         fresh = _fresh(home, doc)
         doc["model"], doc["credentials"], found = model_findings(agent, fresh)
-        out += found + _state_findings(aid, state, doc, fresh)
+        out += found + _state_findings(aid, state, doc, fresh) + budget_findings(agent, doc)
         out += sandbox_finding(aid, home)
         out += prompt_file_findings(agent)
         out += attention.agent_findings(aid, home, state, finding)
@@ -425,6 +425,24 @@ def event_seq_findings(aid: str, home: Home) -> list[dict[str, Any]]:
         "good one"
     )
     return [finding("events", "warn", msg, f"holon events {aid} --jsonl  # inspect", count=odd)]
+
+
+def budget_findings(agent: Agent, doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """A spent daily budget holding queued messages: they wait, unconsumed, until it renews or
+    is raised."""
+    from holon.agent import budget
+
+    try:
+        hold = budget.daily_hold(agent)
+    except HolonError as exc:
+        return [finding("budget", "error", exc.message, exc.hint, kind=exc.kind)]
+    waiting = doc["pending"]["messages"]
+    if hold is None or not waiting:
+        return []
+    doc["held_by_budget"] = hold
+    msg = f"{waiting} queued message(s) held: {hold['message']}"
+    fix = f"holon model budget {hold['agent_id']} --daily-tokens N  # N above {hold['used']}"
+    return [finding("budget", "warn", msg, fix, held=hold)]
 
 
 def sandbox_finding(aid: str, home: Home) -> list[dict[str, Any]]:

@@ -88,6 +88,8 @@ def settle_message(agent: Agent, message_id: str, model: str | None) -> dict[str
         ) or _from_ledgers(agent, message_id)
         if found is not None or report.outcome in ("paused", "stopped"):
             break
+        if report.held:  # a spent budget holds the queue: the prompt waits, not consumed
+            return _held(agent, message_id, report.held)
         if not queue.has_ready() and not queue.in_progress():  # what is left waits for later
             found = _from_ledgers(agent, message_id) or _deferred(agent, message_id)
             break
@@ -112,6 +114,21 @@ def settle_message(agent: Agent, message_id: str, model: str | None) -> dict[str
     elif found.get("note"):
         out["hint"] = found["note"]
     return out
+
+
+def _held(agent: Agent, message_id: str, hold: dict[str, Any]) -> dict[str, Any]:
+    """The prompt stays queued behind a spent daily budget (exit 3: not runnable for now)."""
+    return {
+        "agent_id": agent.id,
+        "message_id": message_id,
+        "status": "held",
+        "held": hold,
+        "exit_code": 3,
+        "error": f"budget_exhausted: {hold['message']}",
+        "hint": f"the prompt stays queued and runs at the first tick after {hold['renews_at']}, "
+        f"or once `holon model budget {hold['agent_id']} --daily-tokens N` raises the budget; "
+        f"see `holon status {agent.id}`",
+    }
 
 
 def _tick(home: Home, model: str | None) -> Any:
@@ -347,11 +364,13 @@ def _private_root(tmp: str) -> str:
 
 
 def _private_home(tmp: str) -> Home:
-    """A temporary private agent: a real home that is not registered."""
+    """A temporary private agent: a real home that is not registered. Kind `named`, private and
+    self-owned (spec, Agent Identity routing rules: `holon run` without --agent uses a temporary
+    private agent); never `child`, which is a parent-supervised kind, and it has no parent."""
     from holon.home.init import materialise, resolve_template
 
     source, provenance = resolve_template("holon-default")
     root = _private_root(tmp)
-    materialise(Home(root).root, source, "run", provenance, "child", "private")
+    materialise(Home(root).root, source, "run", provenance, "named", "private")
     config.reset()
     return Home(root, "run")

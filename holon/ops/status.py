@@ -9,9 +9,10 @@ import os
 from typing import Any
 
 from holon import clock
-from holon.agent import budget, nextdue, profiles, timers, triggers, workitems
+from holon.agent import autonomy, budget, nextdue, profiles, timers, triggers, workitems
 from holon.agent.handle import Agent
 from holon.context import window
+from holon.errors import HolonError
 from holon.home import stateview
 from holon.home.layout import Home
 from holon.sandbox import confine
@@ -61,6 +62,7 @@ def summary_of(agent: Agent, state: dict[str, Any]) -> dict[str, Any]:
         "sandbox": confine.summary(home),
         "current_work_item_id": state["current_work_item_id"],
         "model": summary_model,
+        "budget": _budget(agent, state),
         "token_usage": state["token_usage"],
         "last_turn": state["last_turn"],
         "sleeping_until": state["sleeping_until"],
@@ -78,11 +80,30 @@ def summary_of(agent: Agent, state: dict[str, Any]) -> dict[str, Any]:
         summary["lifecycle_hint"] = (
             f"paused: queued work waits until `holon resume {home.agent_id}`"
         )
+    if summary["budget"].get("hold"):
+        summary["queue"]["held_by_budget"] = summary["queue"]["pending"]
     summary.update(_lifecycle(home, state))
     kids = children.child_records(home, live_only=True, active_ids=state["active_task_ids"])
     if kids:  # private children: shown here and by `holon agents --all`, not in `holon agents`
-        summary["children"] = [childview.projection(r) for r in kids]
+        summary["active_children"] = [childview.projection(r) for r in kids]
     return summary
+
+
+def _budget(agent: Agent, state: dict[str, Any]) -> dict[str, Any]:
+    """The token budgets in force, today's use (with private children's), the hold a spent
+    daily budget puts on the queue (holon.agent.budget.daily_hold), or the error reading them;
+    and the self-driven turns in a row against their cap (holon.agent.autonomy)."""
+    driven = autonomy.status(int(state.get("self_driven_turns") or 0))
+    try:
+        return {
+            "limits": budget.limits(agent),
+            "used_today": budget.family_usage_today(agent.home),
+            "hold": budget.daily_hold(agent),
+            "self_driven_turns": driven,
+        }
+    except HolonError as exc:
+        error = {"kind": exc.kind, "message": exc.message, "hint": exc.hint}
+        return {"error": error, "self_driven_turns": driven}
 
 
 def _identity(home: Home, ident: dict[str, Any]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from holon import clock, config
-from holon.agent import nextdue, preflight, seal
+from holon.agent import autonomy, budget, nextdue, preflight, seal
 from holon.agent.handle import Agent
 from holon.feed import notify
 from holon.home.layout import Home
@@ -44,11 +44,13 @@ DEFAULT_DELIVERY_LIMIT = 3
 @dataclass
 class TickReport:
     agent_id: str
-    outcome: str = "idle"  # idle | ran | woke | busy | paused | stopped | error
+    outcome: str = "idle"  # idle | ran | woke | busy | paused | stopped | held | capped | error
     turns: list[dict[str, Any]] = field(default_factory=list)
     recovered: list[str] = field(default_factory=list)
     dead_lettered: list[str] = field(default_factory=list)
     deferred: list[dict[str, Any]] = field(default_factory=list)
+    held: dict[str, Any] | None = None  # a spent daily budget holds the queue (budget.daily_hold)
+    capped: dict[str, Any] | None = None  # the cap of self-driven turns stopped the agent
     fired: list[str] = field(default_factory=list)
     liveness: list[str] = field(default_factory=list)
     error: str | None = None
@@ -92,9 +94,13 @@ def tick(
             if status in (AgentStatus.paused, AgentStatus.stopped):
                 report.outcome = status.value if home.queue.has_pending() else report.outcome
                 break
+            if _held(agent, report):
+                break
             claimed = _claim(agent, report)
             if claimed is None:
                 break
+            if _over_cap(agent, *claimed, report):
+                continue
             recorded = _run_one(agent, *claimed, model, report)
             notify.kick(home)  # the turn's records are durable: the hook runs detached
             turns += 1
@@ -129,6 +135,60 @@ def _claim(agent: Agent, report: TickReport) -> tuple[str, MessageEnvelope] | No
         return name, message
 
 
+def _held(agent: Agent, report: TickReport) -> bool:
+    """True when a spent daily token budget holds the queue: no message is claimed, so none is
+    consumed; each waits, visible in `holon status` and `holon doctor`, until the day rolls over
+    or the budget is raised. The hold is recorded (event, brief) when it begins, and its end
+    when it lifts."""
+    before = agent.state().budget_hold
+    ready = agent.home.queue.has_ready()
+    if not ready and not before:
+        return False
+    hold = budget.daily_hold(agent, budget.own_usage_today(agent))
+    if hold is None:
+        if before:
+            agent.update_state(lambda s: setattr(s, "budget_hold", None))
+            agent.event("queue_released", budget=before.get("budget"), was=before)
+        return False
+    if not ready:
+        return False
+    if not before or before.get("renews_at") != hold["renews_at"]:
+        agent.update_state(lambda s: setattr(s, "budget_hold", hold))
+        waiting = len(agent.home.queue.pending())
+        agent.event("queue_held", waiting=waiting, **hold)
+        agent.brief(
+            "failure",
+            f"{waiting} message(s) held in the queue, none consumed: {hold['message']}",
+            visibility="action_required",
+        )
+    report.outcome, report.held = "held", hold
+    return True
+
+
+def _over_cap(agent: Agent, name: str, message: MessageEnvelope, report: TickReport) -> bool:
+    """A self-driven message past the cap of self-driven turns in a row (holon.agent.autonomy) is
+    set aside, not run, with a brief saying how to go on. A turn already begun goes on."""
+    state = agent.state()
+    cap = autonomy.reached(state.self_driven_turns)
+    origin = message.origin.model_dump(mode="json")
+    if cap is None or message.id in state.inflight or not autonomy.is_self_driven(origin):
+        return False
+    reason = f"because the agent reached its cap of {cap} self-driven turns in a row"
+    record = message.model_dump(mode="json")
+    kept = "queue/dead/" + _dead_letter(agent, name, record, report, reason=reason, brief=False)
+    agent.event("self_driven_cap_reached", message_id=message.id, cap=cap, queue_file=kept)
+    agent.brief(
+        "failure",
+        autonomy.stop_text(agent.id, message.id, cap, kept),
+        related_message_id=message.id,
+        visibility="action_required",
+        work_item_id=message.work_item_id,
+    )
+    report.capped = {"cap": cap, "message_id": message.id}
+    report.outcome = "capped" if report.outcome == "idle" else report.outcome
+    return True
+
+
 def _not_an_envelope(exc: ValidationError) -> str:
     return f"because it is not a valid message envelope ({exc.errors()[0]['msg']})"
 
@@ -155,6 +215,8 @@ def _run_one(
         _liveness_only(agent, name, message, continuation, report)
         return False
 
+    self_driven = autonomy.is_self_driven(message.origin.model_dump(mode="json"))
+
     def running(s: AgentState) -> None:
         s.status = AgentStatus.awake_running
         s.current_run_id = run_id
@@ -163,6 +225,7 @@ def _run_one(
         s.last_continuation = continuation
         if not inflight:
             s.bound_work_item_id = s.current_work_item_id
+            s.self_driven_turns = s.self_driven_turns + 1 if self_driven else 0
 
     def idle(s: AgentState) -> None:
         s.current_run_id = None
@@ -357,9 +420,10 @@ def _dead_letter(
     reason: str | None = None,
     *,
     brief: bool = True,
-) -> None:
+) -> str:
     """Set a message aside in queue/dead/ with a failure brief (after too many deliveries, or
-    unreadable); without `brief` when its settled turn already wrote one."""
+    unreadable); without `brief` when its settled turn already wrote one (or the caller writes
+    its own). Returns its file name in queue/dead/."""
     message_id = str(record.get("id") or name)
     agent.home.queue.rewrite_cur(name, record)
     name = agent.home.queue.dead_letter(name)
@@ -375,7 +439,7 @@ def _dead_letter(
     )
     report.dead_lettered.append(message_id)
     if not brief:
-        return
+        return name
     where = agent.home.queue.dead / name
     agent.brief(
         "failure",
@@ -383,3 +447,4 @@ def _dead_letter(
         f"{where.relative_to(agent.home.root)}",
         related_message_id=message_id,
     )
+    return name

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from holon.agent import workitems
 from holon.agent.handle import Agent
 from holon.home import stateview
 from holon.home.layout import Home, is_home
@@ -29,6 +30,10 @@ def projection(record: dict[str, Any], *, status: str | None = None) -> dict[str
     out: dict[str, Any] = {
         "child_agent_id": record["child_agent_id"],
         "supervision_task_id": record["id"],
+        "parent_agent_id": record.get("agent_id"),
+        "cleanup_owner": "supervision_task",
+        "followup_target": "parent_supervisor",
+        "workspace_mode": record.get("workspace_mode"),
         "status": status or record["status"],
         "child_status": "missing",
         "turns": 0,
@@ -47,6 +52,7 @@ def projection(record: dict[str, Any], *, status: str | None = None) -> dict[str
             else None,
         },
         "tokens": {"input": 0, "output": 0},
+        "child_observability": _observability(None, None, [], terminal=True),
     }
     if not is_home(home.root):
         return out
@@ -63,8 +69,45 @@ def projection(record: dict[str, Any], *, status: str | None = None) -> dict[str
             filter(None, [state["last_tick_at"], state["last_brief_at"]]), default=None
         ),
         tokens={"input": state["total_input_tokens"], "output": state["total_output_tokens"]},
+        child_observability=_observability(
+            home,
+            state,
+            jsonl.tail(home.briefs, OUTPUT_BRIEFS),
+            terminal=archived or (status or record["status"]) != "running",
+        ),
     )
     return out
+
+
+def _observability(
+    home: Home | None, state: dict[str, Any] | None, briefs: list[dict[str, Any]], *, terminal: bool
+) -> dict[str, Any]:
+    """The spec's child observability contract: phase (running, blocked, waiting, terminal), the
+    task-plane blocking reason or the waiting posture, the work in focus, and the latest
+    progress (ack) and result (result, failure) briefs."""
+    closure = (state or {}).get("closure") or {}
+    waiting = closure.get("waiting_reason") if closure.get("outcome") == "waiting" else None
+    tasks = list((state or {}).get("active_task_ids") or [])
+    blocked = "awaiting_task_result" if tasks or waiting == "awaiting_task_result" else None
+    phase = (
+        "terminal" if terminal else "blocked" if blocked else "waiting" if waiting else "running"
+    )
+    item_id = (state or {}).get("current_work_item_id")
+    item = workitems.get(home, item_id) if home is not None and item_id else None
+
+    def last(kinds: tuple[str, ...]) -> str | None:
+        found = [b for b in briefs if b.get("kind") in kinds]
+        return head_tail(found[-1].get("text") or "", LAST_BRIEF_CHARS)[0] if found else None
+
+    return {
+        "phase": phase,
+        "blocked_reason": None if terminal else blocked,
+        "waiting_reason": None if terminal or blocked else waiting,
+        "active_work_item_id": item_id,
+        "work_summary": (item or {}).get("objective"),
+        "last_progress_brief": last(("ack",)),
+        "last_result_brief": last(("result", "failure")),
+    }
 
 
 def snapshot(record: dict[str, Any]) -> dict[str, Any]:
@@ -83,9 +126,11 @@ def snapshot(record: dict[str, Any]) -> dict[str, Any]:
         "parent_message_id": record.get("parent_message_id"),
         "origin": record.get("origin") or "turn",
         "accepts_input": running,
-        "input_target": "child_agent" if running else None,
+        "input_target": "child_followup" if running else None,
         "workspace_mode": record.get("workspace_mode"),
-        "child_supervision": projection(record),
+        "child_agent_id": record["child_agent_id"],
+        "child_observability": (sup := projection(record))["child_observability"],
+        "child_supervision": sup,
     }
 
 

@@ -245,7 +245,7 @@ def _child_input(home: Home, rec: dict[str, Any], data: str) -> dict[str, Any]:
         text = f"task {rec['id']} is {rec['status']}; the child takes no more messages"
     written = len(data.encode("utf-8")) if accepted else 0
     task = snapshot(get(home, rec["id"]))
-    return _input_receipt(task, "child_agent", accepted, written, text, message_id=message_id)
+    return _input_receipt(task, "child_followup", accepted, written, text, message_id=message_id)
 
 
 def _input_receipt(

@@ -280,7 +280,7 @@ def agent_summary(agent: Agent) -> dict[str, Any]:
         },
         "active_task_ids": list(state.active_task_ids),
         "loaded_agents_md": _agents_md(agent.home, root),
-        "children": [
+        "active_children": [
             childview.projection(r) for r in children.child_records(agent.home, live_only=True)
         ],
     }

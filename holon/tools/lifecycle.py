@@ -8,6 +8,7 @@ from pydantic import Field
 
 from holon import clock
 from holon.agent import admission, budget, timers
+from holon.tasks import childnotify
 from holon.tools.base import SleepEffect, Tool, ToolArgs, ToolContext, ToolEffects, ToolOutput
 from holon.vocab import DEFAULT_PRIORITY, FOLLOWUP_PRIORITIES
 
@@ -85,7 +86,8 @@ class NotifyOperator(Tool):
     family = "lifecycle"
     description = (
         "Send your operator a brief now, without ending the turn. visibility: action_required (you "
-        "need their input), work_done (a deliverable is finished) or turn_result (an update)."
+        "need their input), work_done (a deliverable is finished) or turn_result (an update). "
+        "A private child's notification goes to its supervising parent."
     )
 
     class Args(ToolArgs):
@@ -94,6 +96,8 @@ class NotifyOperator(Tool):
 
     def run(self, ctx: ToolContext, args: Args) -> ToolOutput:
         agent = ctx.agent
+        if childnotify.supervised(agent):
+            return _to_parent(ctx, args.text, args.visibility)
         brief = agent.brief(
             "ack",
             args.text,
@@ -103,3 +107,28 @@ class NotifyOperator(Tool):
             turn_id=ctx.turn_id,
         )
         return ToolOutput(f"operator notified ({args.visibility})", {"brief_id": brief["id"]})
+
+
+def _to_parent(ctx: ToolContext, text: str, visibility: str) -> ToolOutput:
+    """A private child's notification: queued for its supervising parent (holon.tasks.childnotify),
+    and kept in the child's own briefs."""
+    routed = childnotify.notify_parent(ctx.agent, text, visibility)
+    if routed is None:
+        return ToolOutput(
+            "your supervising parent's task has ended: nobody to notify; end the turn with your "
+            "result",
+            {"routed_to": None},
+        )
+    brief = ctx.agent.brief(
+        "ack",
+        text,
+        related_message_id=ctx.message_id,
+        visibility=visibility,
+        work_item_id=ctx.agent.state().current_work_item_id,
+        turn_id=ctx.turn_id,
+    )
+    parent = routed["parent_agent_id"]
+    return ToolOutput(
+        f"notification sent to your supervising parent {parent} ({visibility})",
+        {"brief_id": brief["id"], "routed_to": "parent_supervisor", **routed},
+    )

@@ -130,9 +130,9 @@ class DetachWorkspace(Tool):
     family = "workspace"
     mutates = True
     description = (
-        "Forget an attached workspace that is not active (switch to agent_home first). Its "
-        "directory is never deleted; an isolated worktree of yours is removed only when it "
-        "holds no uncommitted work, and is kept otherwise."
+        "Forget an attached workspace that is not active (switch to agent_home first). Nothing "
+        "is deleted: its directory stays, and an isolated worktree of yours is kept and listed "
+        "as retained for your operator to review and clean up."
     )
 
     class Args(ToolArgs):
@@ -149,6 +149,6 @@ class DetachWorkspace(Tool):
         tree = out.get("worktree")
         if tree and tree.get("retained_reason") == "uncommitted_changes":
             text += f"; its worktree {tree['path']} was kept: it has uncommitted changes"
-        elif tree and tree.get("removed"):
-            text += f"; its worktree {tree['path']} was removed"
+        elif tree:
+            text += f"; its worktree {tree['path']} was kept, listed as retained"
         return ToolOutput(text, out)

@@ -7,6 +7,7 @@ import pytest
 from holon import config
 from holon.agent import budget
 from holon.agent.handle import Agent
+from holon.home.init import DEFAULT_DAILY_TOKENS
 from holon.model.conversation import ProviderFailure, TokenUsage
 from holon.paths import config_path
 from holon.store import jsonl
@@ -72,7 +73,7 @@ def test_set_override_events(agent):
 
 def test_limits_budget_json_wins_over_agent_json(agent):
     a = Agent(agent)
-    assert budget.limits(a) == {}
+    assert budget.limits(a) == {"daily_tokens": DEFAULT_DAILY_TOKENS}  # a new agent's default
     _identity_budget(agent, daily_tokens=1000, turn_tokens=100)
     assert budget.limits(a) == {"daily_tokens": 1000, "turn_tokens": 100}
     write_json(agent.budget_json, {"schema_version": 1, "turn_tokens": 50})
@@ -86,6 +87,7 @@ def test_limits_ignore_non_positive_and_non_integer_values(agent, value):
 
 
 def test_check_without_limits_never_refuses(agent):
+    budget.set_limits(Agent(agent), daily_tokens=0)  # removes the new agent's default
     budget.check(Agent(agent), TokenUsage.of(10**9, 10**9))
 
 

@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+from holon import config
 from holon.agent import budget, preflight, wakehints, workitems
 from holon.agent.handle import Agent
 from holon.errors import HolonError
@@ -42,6 +43,7 @@ def test_check_passes_a_sound_home_and_rebuilds_a_bad_run_state(agent):
 
 def test_a_corrupt_config_is_invalid_config(agent, holon_env):
     (holon_env / "config.toml").mkdir()
+    config.reset()  # making the agent read config.toml (its default budget) before the change
     with pytest.raises(HolonError) as err:
         preflight.check(Agent(agent))
     assert err.value.kind == "invalid_config" and "not a regular file" in err.value.message

@@ -11,7 +11,7 @@ from holon.agent import profiles
 from holon.errors import HolonError
 from holon.tools.catalog import BUILTINS
 
-WITHHELD = {"NotifyOperator", "UseWorkspace", "DetachWorkspace"}
+WITHHELD = {"UseWorkspace", "DetachWorkspace"}  # its NotifyOperator goes to its parent
 
 
 def _set_identity(home, **fields):
@@ -32,7 +32,7 @@ def test_private_child_gets_the_built_ins_but_the_withheld_ones():
     for name in WITHHELD:
         assert not profiles.allows("private_child", name)
     assert not profiles.allows("private_child", "SomePlugin")  # plugins fail closed
-    assert profiles.allowed("private_child", ["NotifyOperator", "Sleep", "X"]) == ["Sleep"]
+    assert profiles.allowed("private_child", ["UseWorkspace", "Sleep", "X"]) == ["Sleep"]
 
 
 def test_every_built_in_tool_is_decided_for_a_child():
@@ -49,7 +49,7 @@ def test_an_unknown_preset_allows_nothing():
 
 
 def test_refusal_hint_says_why():
-    assert "parent" in profiles.refusal_hint("private_child", "NotifyOperator")
+    assert "parent" in profiles.refusal_hint("private_child", "UseWorkspace")
     assert "private_child" in profiles.refusal_hint("private_child", "SomePlugin")
 
 

@@ -110,12 +110,16 @@ def test_isolated_worktree_is_kept_dirty_and_removed_clean(agent, tmp_path):
     assert kept[0]["changed_files"] == ["wip.txt"]
     events = [json.loads(x) for x in agent.events.read_text().splitlines()]
     assert any(e["kind"] == "worktree_retained" for e in events)
-    # a clean one goes, with its branch
+    # spec, DetachWorkspace (control plane): it never deletes the workspace directory, so a
+    # clean worktree stays too, with its branch, listed as retained for explicit cleanup
     bound = workspaces.use(a, path=str(repo), mode="isolated", label="clean")
     workspaces.use(a, workspace="agent_home")
     out = workspaces.detach(a, bound["workspace_id"])
-    assert out["worktree"]["removed"] and not Path(bound["execution_root"]).exists()
-    assert git(repo, "branch", "--list", "holon/a/clean") == ""
+    assert not out["worktree"]["removed"] and out["worktree"]["retained_reason"] == "detached"
+    assert Path(bound["execution_root"]).is_dir()
+    assert git(repo, "branch", "--list", "holon/a/clean") != ""
+    kept = workspaces.listing(a)["retained"]
+    assert [k["reason"] for k in kept] == ["uncommitted_changes", "detached"]
 
 
 def test_another_agents_worktree_is_occupied(agent, tmp_path):

@@ -8,6 +8,7 @@ import json
 from cmd_checks import fails, ok, ok_json, usage_error
 
 from holon.cli.model import model_group
+from holon.home.init import DEFAULT_DAILY_TOKENS
 
 KEYS = {
     "agent_id",
@@ -22,11 +23,13 @@ KEYS = {
 
 def test_show_json_and_text_follow_the_environment(agent, monkeypatch):
     doc = ok_json(model_group, "show", "a", "--json")
-    assert set(doc) == KEYS and doc["effective_model"] is None and doc["budget"] == {}
+    assert set(doc) == KEYS and doc["effective_model"] is None
+    assert doc["budget"] == {"daily_tokens": DEFAULT_DAILY_TOKENS}  # a new agent's default
     assert ok(model_group, "show", "a").stdout.splitlines() == [
         "effective: (none) (runtime_default)",
         "default:   (none)",
         "fallbacks: (none)",
+        f"budget:    daily_tokens={DEFAULT_DAILY_TOKENS}",
     ]
     monkeypatch.setenv("HOLON_MODEL", "openai/gpt-x")
     monkeypatch.setenv("HOLON_FALLBACK_MODELS", "anthropic/c1, scripted/s.jsonl")

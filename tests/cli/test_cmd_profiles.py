@@ -31,7 +31,7 @@ def test_tool_list_of_an_agent_is_its_profiles_catalog(agent):
     assert [t["name"] for t in ok_json(tool_group, "list", "a", "--json")] == every
     _make_child(agent)
     child = ok_json(tool_group, "list", "a", "--json")
-    withheld = {"NotifyOperator", "UseWorkspace", "DetachWorkspace"}
+    withheld = {"UseWorkspace", "DetachWorkspace"}
     assert [t["name"] for t in child] == [n for n in every if n not in withheld]
     lines = ok(tool_group, "list", "a").stdout.splitlines()
     assert [line.split()[0] for line in lines] == [t["name"] for t in child]
@@ -47,13 +47,16 @@ def test_tool_list_of_an_unknown_or_corrupt_agent(agent):
 
 def test_tool_call_outside_the_profile_is_refused_and_runs_nothing(agent):
     _make_child(agent)
-    result = invoke(tool_group, "call", "a", "NotifyOperator", "--input", '{"text": "hi"}')
+    result = invoke(tool_group, "call", "a", "UseWorkspace", "--input", '{"path": "/"}')
     assert result.exit_code == 1
     error = json.loads(result.stdout)["error"]
     assert error["kind"] == "unsupported_agent_profile_capability"
     assert error["details"]["profile_preset"] == "private_child"
-    assert error["details"]["tool_name"] == "NotifyOperator" and error["recovery_hint"]
-    assert not agent.briefs.exists() or "hi" not in agent.briefs.read_text()  # nothing ran
+    assert error["details"]["tool_name"] == "UseWorkspace" and error["recovery_hint"]
+    assert (
+        not (agent.dot / "workspace.json").exists()
+        or '"/"' not in (agent.dot / "workspace.json").read_text()
+    )  # nothing ran
     env = ok_json(tool_group, "call", "a", "ExecCommand", "--input", '{"cmd": "echo in"}')
     assert env["status"] == "success"  # what the profile offers still runs
 

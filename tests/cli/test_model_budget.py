@@ -51,12 +51,53 @@ def test_turn_budget_stops_before_the_request(agent, script):
 
 
 def test_daily_budget_spans_ticks_and_rolls_over(agent, script):
-    model = script(*[{"text": "ok", "usage": {"input_tokens": 80, "output_tokens": 0}}] * 3)
+    model = script(*[{"text": "ok", "usage": {"input_tokens": 80, "output_tokens": 0}}] * 4)
     run("model", "budget", "a", "--daily-tokens", "100")
     day1 = subprocess_env(HOLON_NOW="2026-03-01T10:00:00Z")
     assert run("prompt", "a", "one", "--model", model, env=day1).returncode == 0
     assert run("prompt", "a", "two", "--model", model, env=day1).returncode == 0  # 80 < 100
     r = run("prompt", "a", "three", "--model", model, env=day1)
-    assert r.returncode == 1 and "daily token budget" in r.stderr
+    assert r.returncode == 3 and "daily token budget" in r.stderr  # held, not failed
     day2 = subprocess_env(HOLON_NOW="2026-03-02T00:05:00Z")
-    assert run("prompt", "a", "four", "--model", model, env=day2).returncode == 0
+    r = run("prompt", "a", "four", "--model", model, env=day2)
+    assert r.returncode == 0, r.stderr  # "three" ran first at the rollover, then "four"
+    texts = [json.loads(x)["text"] for x in run("briefs", "a", "--jsonl").stdout.splitlines()]
+    assert texts[-2:] == ["ok", "ok"]
+
+
+def _status(env: dict[str, str]) -> dict:
+    return json.loads(run("status", "a", "--json", env=env).stdout)
+
+
+def _tick(env: dict[str, str]) -> dict:
+    return json.loads(run("tick", "a", "--json", env=env).stdout)["agents"][0]
+
+
+def test_spent_daily_budget_holds_new_messages_until_raised(agent, script):
+    """Issue 32, safe defaults for unattended agents (the spec is silent on budgets): once the
+    daily token budget is spent, a new message is neither failed nor dropped at the next tick;
+    it stays queued, visible in `holon status` and `holon doctor`, and runs once the budget is
+    raised."""
+    model = script(*[{"text": "done", "usage": {"input_tokens": 120, "output_tokens": 0}}] * 2)
+    env = subprocess_env(HOLON_NOW="2026-03-01T10:00:00Z", HOLON_MODEL=model)
+    assert run("model", "budget", "a", "--daily-tokens", "100", env=env).returncode == 0
+    assert run("prompt", "a", "spend it", env=env).returncode == 0  # 120 of 100 spent
+    r = run("enqueue", "a", "--kind", "system_tick", "--text", "later", env=env)
+    assert r.returncode == 0, r.stderr
+    for _ in range(2):  # a second tick neither consumes it nor briefs the hold again
+        tick = _tick(env)
+        assert tick["outcome"] == "held" and tick["held"]["used"] == 120
+    doc = _status(env)
+    assert doc["queue"]["pending"] == 1 and doc["queue"]["held_by_budget"] == 1
+    assert doc["budget"]["hold"]["limit"] == 100
+    assert "daily token budget is spent" in run("status", "a", env=env).stdout
+    found = json.loads(run("doctor", "a", "--json", env=env).stdout)["agents"][0]["findings"]
+    assert [f["status"] for f in found if f["check"] == "budget"] == ["warn"]
+    briefs = [json.loads(x) for x in run("briefs", "a", "--jsonl", env=env).stdout.splitlines()]
+    assert [b["kind"] for b in briefs] == ["result", "failure"]  # the hold, said once
+
+    assert run("model", "budget", "a", "--daily-tokens", "1000", env=env).returncode == 0
+    tick = _tick(env)
+    assert [t["status"] for t in tick["turns"]] == ["completed"]
+    assert _status(env)["queue"]["pending"] == 0 and _status(env)["budget"]["hold"] is None
+    assert _tick(env)["outcome"] == "idle"  # it ran once

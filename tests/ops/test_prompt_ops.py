@@ -122,7 +122,7 @@ def test_run_once_keep_returns_the_private_home(script):
         home = Home(root)
         assert home.exists() and home.agent_id == "run"
         ident = Agent(home).identity()
-        assert (ident["kind"], ident["visibility"]) == ("child", "private")
+        assert (ident["kind"], ident["visibility"]) == ("named", "private")  # spec routing rules
         (msg,) = list(jsonl.read(home.messages))
         assert msg["delivery_surface"] == "run_once"
         assert registry.load() == {}

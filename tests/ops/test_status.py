@@ -37,6 +37,7 @@ KEYS = {
     "pending_wake_hint",
     "next_due_at",
     "sandbox",
+    "budget",
 }
 
 

@@ -127,6 +127,7 @@ def long_run(request, module_server, tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         isolate_env(mp, root)
         mp.setenv("HOLON_CONTEXT_WINDOW", str(WINDOW))
+        mp.setenv("HOLON_DEFAULT_DAILY_TOKENS", "0")  # hundreds of turns: no daily budget
         kit.setup(module_server, mp)
         share_tls_context(mp)
         skip_fsync(mp)
@@ -276,6 +277,7 @@ def long_turn(module_server, tmp_path_factory):
         isolate_env(mp, root)
         mp.setenv("HOLON_MAX_ROUNDS", str(ROUNDS + 100))
         mp.setenv("HOLON_CONTEXT_WINDOW", "16000")
+        mp.setenv("HOLON_DEFAULT_DAILY_TOKENS", "0")  # 600 rounds: no daily budget
         kit.setup(module_server, mp)
         share_tls_context(mp)
         skip_fsync(mp)

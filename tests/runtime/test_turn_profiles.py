@@ -32,36 +32,38 @@ def _entries(env=None) -> list[dict]:
     return [json.loads(x) for x in run("transcript", "a", "--jsonl", env=env).stdout.splitlines()]
 
 
-def test_the_childs_request_lacks_notify_operator(agent, script):
+def test_the_childs_request_lacks_the_workspace_tools(agent, script):
+    """Its NotifyOperator stays (routed to its parent, holon.tasks.childnotify)."""
     model = script({"text": "ok"})
     public = _request_tools(model)
-    assert "NotifyOperator" in public and "ExecCommand" in public
+    assert "UseWorkspace" in public and "ExecCommand" in public
     _make_child(agent)
     child = _request_tools(model)
-    assert "NotifyOperator" not in child
     assert "UseWorkspace" not in child and "DetachWorkspace" not in child
-    assert set(child) == set(public) - {"NotifyOperator", "UseWorkspace", "DetachWorkspace"}
+    assert set(child) == set(public) - {"UseWorkspace", "DetachWorkspace"}
 
 
-def test_a_childs_notify_operator_call_is_refused_and_runs_nothing(agent, script):
+def test_a_childs_use_workspace_call_is_refused_and_runs_nothing(agent, script, tmp_path):
     _make_child(agent)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
     model = script(
-        {"tool_calls": [{"name": "NotifyOperator", "arguments": {"text": "hi operator"}}]},
-        {"text": "Reported to my parent instead."},
+        {"tool_calls": [{"name": "UseWorkspace", "arguments": {"path": str(elsewhere)}}]},
+        {"text": "Stayed where my parent put me."},
     )
     proc = run("prompt", "a", "do it", "--json", "--model", model)
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["final_text"] == "Reported to my parent instead."
+    assert json.loads(proc.stdout)["final_text"] == "Stayed where my parent put me."
     (result,) = [e["data"] for e in _entries() if e["kind"] == "tool_result"]
     error = result["envelope"]["error"]
     assert error["kind"] == "unsupported_agent_profile_capability"
-    assert "NotifyOperator" in error["message"] and "private_child" in error["message"]
+    assert "UseWorkspace" in error["message"] and "private_child" in error["message"]
     details = error["details"]
-    assert (details["tool_name"], details["profile_preset"]) == ("NotifyOperator", "private_child")
-    assert "ExecCommand" in details["available"] and "NotifyOperator" not in details["available"]
+    assert (details["tool_name"], details["profile_preset"]) == ("UseWorkspace", "private_child")
+    assert "ExecCommand" in details["available"] and "UseWorkspace" not in details["available"]
     assert "parent" in error["recovery_hint"]
-    briefs = [json.loads(x) for x in run("briefs", "a", "--jsonl").stdout.splitlines()]
-    assert all("hi operator" not in b["text"] for b in briefs)  # the notification never ran
+    status = json.loads(run("status", "a", "--json").stdout)
+    assert str(elsewhere) not in json.dumps(status)  # the binding never changed
 
 
 def test_a_plugin_tool_is_public_only(agent, script, tmp_path):
@@ -100,6 +102,6 @@ def test_the_catalog_is_cached_per_preset():
     assert context.catalog("scripted/x", "private_child")[0] is child  # built once per process
     assert context.catalog("scripted/x", "public_named")[0] is public
     assert public.digest != child.digest
-    assert "NotifyOperator" in {d.name for d in public.defs}
-    assert "NotifyOperator" not in {d.name for d in child.defs}
+    assert "UseWorkspace" in {d.name for d in public.defs}
+    assert "UseWorkspace" not in {d.name for d in child.defs}
     assert set(child_guidance) <= set(public_guidance)

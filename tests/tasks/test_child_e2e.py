@@ -122,7 +122,7 @@ def test_task_tools_on_a_child(tmp_path):
         json.dumps({"task_id": task_id, "input": "also"}),
     )
     receipt = json.loads(out.stdout)["result"]
-    assert receipt["accepted_input"] is True and receipt["input_target"] == "child_agent"
+    assert receipt["accepted_input"] is True and receipt["input_target"] == "child_followup"
     assert len(records(dot(child) / "ledger" / "messages.jsonl")) == 2
     output = json.loads(holon("task", "output", "p", task_id, "--json").stdout)
     assert output["retrieval_status"] == "not_ready"
@@ -165,7 +165,7 @@ def test_limits_refuse_with_clear_kinds(tmp_path, monkeypatch):
 def test_parent_status_shows_its_live_children(tmp_path):
     spawn_child(tmp_path)
     status = json.loads(holon("status", "p", "--json").stdout)
-    (child,) = status["children"]
+    (child,) = status["active_children"]
     assert child["status"] == "running" and child["child_agent_id"].startswith("p.c-")
 
 

@@ -81,11 +81,16 @@ def test_agent_get_self_child_and_refusal(parent):
     }
     assert me["loaded_agents_md"][0]["path"] == str(parent.agents_md)
     assert "content" not in me["loaded_agents_md"][0]
-    (child,) = me["children"]
+    (child,) = me["active_children"]
     assert child == spawned["child_supervision"]
     assert set(child) == {
         "child_agent_id",
         "supervision_task_id",
+        "parent_agent_id",
+        "cleanup_owner",
+        "followup_target",
+        "workspace_mode",
+        "child_observability",
         "status",
         "child_status",
         "turns",
@@ -114,6 +119,6 @@ def test_stop_archives_and_projection_follows(parent):
     assert stopped["task"]["status"] == "cancelled"
     sup = stopped["task"]["child_supervision"]
     assert sup["status"] == "cancelled" and sup["child_status"] == "archived"
-    assert call(ctx, "AgentGet", {})["result"]["agent"]["children"] == []
+    assert call(ctx, "AgentGet", {})["result"]["agent"]["active_children"] == []
     listed = call(ctx, "TaskList", {"include_finished": True})
     assert "child agent: wait" in json.dumps(listed)

@@ -122,7 +122,8 @@ def _provider_round(
         ts.overflow_retried = True
         first = exc.timeline
         _learn_window(agent, first, assembly)
-        assembly = context.build_request(agent, chain[0], ts, reason="overflow")
+        same = [_overflowed_model(first) or chain[0]]  # the retry never falls back
+        assembly = context.build_request(agent, same[0], ts, reason="overflow")
         recovery = {
             "reason": "context_length_exceeded",
             "retried_with_estimated_tokens": assembly.manifest["estimated_tokens"],
@@ -131,13 +132,14 @@ def _provider_round(
         }
         agent.event("context_overflow_recovery", turn_id=ts.turn_id, **recovery)
         try:
-            response, timeline = _send(agent, assembly, chain)
+            response, timeline = _send(agent, assembly, same)
         except runner.RoundFailed as again:
             merged = _merge_timelines(first, again.timeline, recovery)
             if again.failure.kind == "context_length_exceeded":
                 _learn_window(agent, again.timeline, assembly)
                 raise runner.RoundFailed(_overflow_failure(again.failure), merged) from None
-            raise runner.RoundFailed(again.failure, merged) from None
+            failure = _after_overflow(again.failure, same[0])
+            raise runner.RoundFailed(failure, merged) from None
         timeline = _merge_timelines(first, timeline, recovery)
     _calibrate(ts, assembly, response, timeline)
     timing = {
@@ -179,6 +181,22 @@ def _overflow_failure(failure: ProviderFailure) -> ProviderFailure:
         diagnostics=failure.diagnostics,
         category=failure.category,
     )
+
+
+def _overflowed_model(timeline: dict) -> str | None:
+    """The model whose context window the request overflowed (the last attempt's)."""
+    attempts = timeline.get("attempts") or []
+    return (attempts[-1] if attempts else {}).get("model_ref")
+
+
+def _after_overflow(failure: ProviderFailure, model_ref: str) -> ProviderFailure:
+    """The compacted retry failed otherwise: its failure, naming the overflow it followed."""
+    failure.message = (
+        f"the prompt overflowed the context window of {model_ref}; the compacted retry on the "
+        f"same model (no fallback on overflow) then failed: {failure.message}"
+    )
+    failure.diagnostics = {**(failure.diagnostics or {}), "after": "context_length_exceeded"}
+    return failure
 
 
 def _learn_window(agent: Agent, timeline: dict, assembly: Any) -> None:
