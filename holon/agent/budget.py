@@ -176,8 +176,9 @@ def _check_ancestors(home: Home, turn_total: int) -> None:
 
 def daily_hold(agent: Agent, own: int | None = None) -> dict[str, object] | None:
     """The spent daily budget that holds the agent's queue: its own, else that of an agent above
-    it in its lineage (holon.agent.lineage); None while every one has tokens left. A held message stays queued (nothing
-    is claimed) until the day rolls over or the budget is raised. `own`: as family_usage_today."""
+    it in its lineage (holon.agent.lineage); None while every one has tokens left. A held
+    message stays queued (nothing is claimed) until the day rolls over or the budget is raised.
+    `own`: as family_usage_today."""
     for who in [agent, *(Agent(h) for h in lineage.ancestors(agent.home))]:
         cap = limits(who).get("daily_tokens")
         used = family_usage_today(who.home, own if who is agent else None) if cap else 0
