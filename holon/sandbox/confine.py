@@ -30,7 +30,8 @@ from pathlib import Path
 
 from holon import paths, procguard
 from holon.errors import HolonError, OperationFailed
-from holon.home.layout import Home
+from holon.home import registry
+from holon.home.layout import DOT, Home
 from holon.sandbox import caps, landlock, mountns
 from holon.sandbox.policy import Policy, command_env, read
 
@@ -100,6 +101,23 @@ def sibling_covers(home: Home) -> list[tuple[str, str]]:
     keys) are absent by name, however many there are or are made later."""
     pairs = pairwise(lineage(home))
     return [(_real(above.children_dir), _real(below.root)) for below, above in pairs]
+
+
+def other_homes(home: Home, hidden: str) -> list[str]:
+    """The `.holon/` of every registered agent outside $HOLON_HOME but those of this agent's
+    lineage (`holon init PATH` puts a home anywhere, /tmp included): covered whole in the mount
+    namespace, so their queues, ledgers and admission keys are absent by name, and kept out of
+    the write grants without one. Agents inside $HOLON_HOME cost nothing here (hidden with it);
+    one mount per agent registered elsewhere."""
+    registered, _ = registry.load_or_none()
+    mine = {_real(agent.root) for agent in lineage(home)}
+    found = set()
+    for path in registered.values():
+        root = _real(path)
+        dot = os.path.join(root, DOT)
+        if not _inside(root, hidden) and root not in mine and os.path.isdir(dot):
+            found.add(dot)
+    return sorted(found)
 
 
 def credential_dirs(hidden: str) -> list[str]:
@@ -254,6 +272,7 @@ def prepare(home: Home, *, execution_root: Path, workdir: Path, scratch: Path) -
             masked=secret_files(home),
             hidden=hidden,
             kept=kept_in_holon_home(home, hidden, [_real(execution_root), *writable]),
+            covered=other_homes(home, hidden),
         )
         return Confinement(policy, env, "seatbelt", argv_prefix=[SANDBOX_EXEC, "-p", profile])
     return _linux(home, policy, env, execution_root, workdir, scratch)
@@ -308,11 +327,13 @@ def _linux(
     ]
     creds = credential_dirs(hidden)
     siblings = sibling_covers(home)
-    use_ns = bool(inside or masked or cover or creds or siblings) and mountns.available()
+    others = other_homes(home, hidden)
+    use_ns = bool(inside or masked or cover or creds or siblings or others) and mountns.available()
     if use_ns and os.getuid() == 0:
         masked += block_devices()
     # without a mount namespace nothing is hidden, but every other agent's place in $HOLON_HOME
     # stays out of the write grants: granted entry by entry around it, like `.holon/`
+    protected = sorted({*protected, *others})
     fenced = [*protected, hidden] if cover else protected
     ruleset = _ruleset(abi, policy, roots, scratch_s, use_ns, protected, fenced, keep)
     fd = ruleset.fd
@@ -335,7 +356,7 @@ def _linux(
                 mountns.cover(children, [own])
             if cover:
                 mountns.cover(hidden, keep)
-            for path in creds:
+            for path in [*creds, *others]:
                 mountns.cover(path, [])
             mountns.private_proc()
             os.chdir(workdir_s)
@@ -399,7 +420,7 @@ def describe(home: Home) -> dict:
     out["protected"] = protected_paths(home)
     hides = out["enforcement"] in ("landlock+mountns", "seatbelt")
     hidden = _real(paths.holon_home())  # save the agent's own places in it
-    out["hidden"] = [hidden, *credential_dirs(hidden)] if hides else []
+    out["hidden"] = [hidden, *credential_dirs(hidden), *other_homes(home, hidden)] if hides else []
     out["scratch"] = str(home.scratch)
     out["temp_dirs"] = [d for d in TEMP_DIRS if os.path.isdir(d)] or [tempfile.gettempdir()]
     return out

@@ -42,9 +42,11 @@ def profile(
     masked: list[str],
     hidden: str | None = None,
     kept: Sequence[str] = (),
+    covered: Sequence[str] = (),
 ) -> str:
     """`hidden` ($HOLON_HOME) is denied whole, then `kept` (the command's own places in it)
-    allowed again: as on Linux, by path, so a file renamed into place stays denied."""
+    allowed again: as on Linux, by path, so a file renamed into place stays denied. `covered`
+    (other agents' `.holon/` outside $HOLON_HOME) is denied whole."""
     lines = [_BASE.rstrip("\n")]
     if policy.mode == "full-access":
         lines.append("(allow file-write*)")
@@ -65,6 +67,8 @@ def profile(
         lines.append(_rule("deny file-write*", "subpath", protected))
         if scratch:  # the scratch directory lies inside .holon: writable again, last rule wins
             lines.append(f"(allow file-write* (subpath {quote(scratch[0])}))")
+    if covered:
+        lines.append(_rule("deny file-read* file-write*", "subpath", list(covered)))
     if masked:
         lines.append(_rule("deny file-read*", "literal", masked))
     if policy.network == "allow":

@@ -357,3 +357,34 @@ def test_the_codex_sign_in_is_hidden(home, holon, tmp_path):
         token not in proc.stdout
         and "auth.json" in json.loads(proc.stdout)["result"]["stderr_preview"]
     )
+
+
+@needs_mountns
+@pytest.mark.parametrize("mode", ["workspace-write", "full-access"])
+def test_an_agent_reaches_nothing_of_another_registered_outside_holon_home(
+    holon, tmp_path, call, mode
+):
+    """`holon init PATH` puts a home anywhere, /tmp included (a writable root of every
+    workspace-write agent): its `.holon/` is as far out of another agent's reach as one inside
+    $HOLON_HOME, whether it was made before or after that agent's sandbox was set."""
+    b = tmp_path / "elsewhere" / "b"
+    proc = holon("init", str(b), "--agent-id", "b")
+    assert proc.returncode == 0, proc.stderr
+    homes = _agents(holon, "a")  # and b gets its admission key
+    assert holon("sandbox", "set", "a", mode, "--network", "deny").returncode == 0
+    key = (b / ".holon/admission.key").read_text().strip()
+    before = {p: p.read_bytes() for p in (b / ".holon").rglob("*") if p.is_file()}
+    attempts = [
+        f"cat {b}/.holon/admission.key",
+        f"echo '{{}}' > {b}/.holon/queue/new/forged.json",
+        f"ls -la {b}/.holon",
+    ]
+    code, env = call(homes["a"], "ExecCommand", {"cmd": "; ".join(attempts), "login": False})
+    out = env["result"]["stdout_preview"] + env["result"]["stderr_preview"]
+    assert key not in out and "ledger" not in out and "sandbox.json" not in out, out
+    after = {p: p.read_bytes() for p in (b / ".holon").rglob("*") if p.is_file()}
+    assert after == before
+    assert not (b / ".holon/queue/new/forged.json").exists()
+    # its own files outside .holon stay as the sandbox mode has them: readable
+    code, env = call(homes["a"], "ExecCommand", {"cmd": f"cat {b}/AGENTS.md", "login": False})
+    assert env["result"]["exit_status"] == 0, env

@@ -315,3 +315,16 @@ def test_seatbelt_hides_holon_home_but_the_commands_own_places():
     ).splitlines()
     assert '(allow file-read* (subpath "/hh/agents/a"))' in ro
     assert '(allow file-write* (subpath "/hh/agents/a"))' not in ro
+
+
+def test_seatbelt_denies_other_agents_homes_outside_holon_home():
+    ww = seatbelt.profile(
+        Policy(),
+        writable=["/tmp", "/hh/agents/a"],
+        protected=["/hh/agents/a/.holon", "/tmp/b/.holon"],
+        masked=[],
+        hidden="/hh",
+        kept=["/hh/agents/a"],
+        covered=["/tmp/b/.holon"],
+    )
+    assert '(deny file-read* file-write* (subpath "/tmp/b/.holon"))' in ww.splitlines()
