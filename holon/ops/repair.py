@@ -4,7 +4,8 @@ What is derived is repaired; what an operator chose is not (a corrupt settings.j
 or budget.json is reported with the file to restore):
 
 - `registry.json` that cannot be read: kept as `registry.json.corrupt-<time>`, and a new one is
-  written from the homes under $HOLON_HOME/agents (a readable one loses entries whose home is gone);
+  written from every home found (under $HOLON_HOME/agents, named in the old file's text, in the
+  due index, or a private child of these; holon.home.regsalvage);
 - a run state (`state.json`) that is not valid: set aside and rebuilt from the ledgers;
 - a wake hint that cannot be read: set aside (the agent is still woken by the next tick).
 
@@ -35,13 +36,22 @@ def repair(agents: Sequence[str] = ()) -> list[dict[str, Any]]:
             _action(
                 registry.registry_path(),
                 "rebuilt",
-                f"{done['agents']} agent(s) found; the old file is {done['set_aside']}",
+                _rebuilt(done),
             )
         )
     homes = [registry.resolve(a) for a in agents] if agents else registry.scan()[0]
     for home in homes:
         actions += repair_home(home)
     return actions
+
+
+def _rebuilt(done: dict[str, Any]) -> str:
+    said = f"{done['agents']} agent(s) found"
+    if done["outside"]:
+        said += f" (kept from outside the agents directory: {', '.join(done['outside'])})"
+    if done["dropped"]:
+        said += f"; dropped, their homes are gone: {', '.join(done['dropped'])}"
+    return f"{said}; the old file is {done['set_aside']}"
 
 
 def repair_home(home: Home) -> list[dict[str, Any]]:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from holon import clock, vocab
+from holon.errors import HolonError
 from holon.home import dueindex
 from holon.home.layout import Home
 from holon.store.atomic import read_json, write_json, write_text
@@ -43,7 +44,19 @@ def cmd_digest(cmd: str, workdir: str, shell: str, login: bool, tty: bool) -> st
 def load(home: Home, task_id: str) -> dict[str, Any] | None:
     if not task_id or "/" in task_id or task_id.startswith("."):
         return None
-    return read_json(home.task_dir(task_id) / "task.json")
+    return _placed(home, read_json(home.task_dir(task_id) / "task.json"))
+
+
+def _placed(home: Home, record: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A child task's `child_home` re-derived from the parent home where it is read: a copied or
+    moved home never reaches back to the child home at the old place."""
+    child_id = record.get("child_agent_id") if isinstance(record, dict) else None
+    if isinstance(child_id, str) and record.get("child_home"):
+        try:
+            record["child_home"] = str(home.child_home(child_id))
+        except HolonError:  # not a valid id: the record is left as stored
+            pass
+    return record
 
 
 def save(home: Home, record: dict[str, Any]) -> None:
@@ -130,7 +143,7 @@ def all_records(home: Home) -> list[dict[str, Any]]:
     for d in entries:
         if d.name == "active" or not d.is_dir():
             continue
-        rec = read_json(d / "task.json")
+        rec = _placed(home, read_json(d / "task.json"))
         if rec:
             out.append(rec)
     out.sort(key=lambda r: r.get("created_at") or "")
