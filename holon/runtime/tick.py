@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from holon import clock, config
-from holon.agent import nextdue, preflight, seal
+from holon.agent import ledgermerge, nextdue, preflight, seal
 from holon.agent.handle import Agent
 from holon.home.layout import Home
 from holon.ids import is_id
@@ -82,6 +82,7 @@ def tick(
         outage.check_settings()
         agent = Agent(home)
         preflight.check(agent)  # a corrupt file stops the tick before any message is claimed
+        ledgermerge.settle(agent)  # a git merge of the ledgers: renumbered, or ledger_conflict
         recover(agent, report)
         turns = 0
         recorded = False  # the last turn recorded last_tick_at in its own state write
