@@ -24,6 +24,10 @@ def sandbox_group() -> None:
     In every mode the agent's .holon/ and holon's own files are read-only to commands,
     keys.json is unreadable where the kernel allows, and credentials are removed from the
     environment unless passed with --pass-env.
+
+    A command with `login` (the default) runs in a plain shell with the environment a login
+    shell gives (PATH, the profile's exports), captured once per tick in the same sandbox with
+    the profile's output discarded; `"login": false` gets the plain environment.
     """
 
 
