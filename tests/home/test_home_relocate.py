@@ -38,7 +38,12 @@ def _setup(tmp_path, script):
     _ok(env, "init", "--agent-id", "a")
     outside = tmp_path / "elsewhere" / "b"
     _ok(env, "init", "--agent-id", "b", str(outside))
-    model = script({"text": "first"}, {"text": "second"}, {"text": "third"})
+    model = script(
+        {"text": "first"},
+        {"text": "", "tool_calls": [{"name": "ExecCommand", "arguments": {"cmd": "pwd"}}]},
+        {"text": "second"},
+        {"text": "third"},
+    )
     _ok(env, "prompt", "a", "hello", "--model", model)
     return orig, outside, model
 
@@ -47,6 +52,10 @@ def test_a_copied_home_acts_only_on_itself(tmp_path, script):
     orig, _outside, model = _setup(tmp_path, script)
     copy = tmp_path / "copy"
     subprocess.run(["cp", "-a", str(orig), str(copy)], check=True)
+    state = copy / "agents" / "a" / ".holon" / "state.json"
+    doc = json.loads(state.read_text())
+    doc["cwd"] = str(orig / "agents" / "a" / "memory")  # a cwd the original's turns had set
+    state.write_text(json.dumps(doc))
     before = _tree(orig)
     env = subprocess_env(HOLON_HOME=str(copy), HOLON_MODEL=model)
     _ok(env, "prompt", "a", "in the copy")
@@ -60,6 +69,9 @@ def test_a_copied_home_acts_only_on_itself(tmp_path, script):
     assert _tree(orig) == before
     copied = (copy / "agents" / "a" / ".holon" / "ledger" / "messages.jsonl").read_text()
     assert "in the copy" in copied and "queued only" in copied
+    ran = (copy / "agents" / "a" / ".holon" / "ledger" / "transcript.jsonl").read_text()
+    ran = ran[ran.index("in the copy") :]  # the copy's own turns
+    assert f"{copy}/agents/a" in ran and f"{orig}/agents/a" not in ran  # pwd ran in the copy
 
 
 def test_an_old_absolute_registry_in_a_moved_home_is_re_derived(tmp_path, script):
