@@ -66,6 +66,8 @@ def test_a_copied_home_acts_only_on_itself(tmp_path, script):
     assert sorted(ids) == ["a", "b"], listed
     by_id = {a["agent_id"]: a for a in listed}
     assert by_id["a"]["home"] == str(copy / "agents" / "a")
+    doctor = run("doctor", "--json", env=env)
+    assert doctor.returncode == 0 and str(orig) not in doctor.stdout, doctor.stdout
     assert _tree(orig) == before
     copied = (copy / "agents" / "a" / ".holon" / "ledger" / "messages.jsonl").read_text()
     assert "in the copy" in copied and "queued only" in copied
