@@ -182,6 +182,7 @@ def settle(agent: Agent) -> None:
     if found:
         with agent.state_lock():
             renumbered = renumber(home.events)
+            agent.events_rewritten()
             agent.event("ledger_merged", renumbered=renumbered)
     if found or _checked(home) != _stamps(home):
         record_clean(home)

@@ -94,6 +94,7 @@ def _settle_ledgers(agent: Agent) -> list[dict[str, Any]]:
                 )
         if found:
             n = ledgermerge.renumber(agent.home.events)
+            agent.events_rewritten()
             if n:
                 actions.append(_action(agent.home.events, "renumbered", f"{n} merged event(s)"))
     if found:
