@@ -203,6 +203,11 @@ class Agent:
         return read_identity(self.home.agent_json)
 
     # -- ledgers ---------------------------------------------------------
+    def events_rewritten(self) -> None:
+        """events.jsonl was rewritten in place (holon.agent.ledgermerge renumbers a merge): the
+        next event reads its last event_seq again instead of the cached one."""
+        self._events_end = None
+
     def _next_event_seq(self) -> int:
         size = jsonl.end_offset(self.home.events)  # logical: a rotation does not move it
         if self._events_end is not None and self._events_end[0] == size:

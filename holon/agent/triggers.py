@@ -18,7 +18,7 @@ from holon import clock
 from holon.agent import wakehints
 from holon.agent.handle import Agent
 from holon.errors import HolonError, NotRunnable, OperationFailed, UsageError
-from holon.home import settings
+from holon.home import relocate, settings
 from holon.home.layout import Home, corrupt, read_record
 from holon.ids import new_id
 from holon.paths import holon_home
@@ -155,7 +155,7 @@ def _reindex(home: Home, old_digest: str | None, new_digest: str | None) -> None
         if old_digest:
             entries.pop(old_digest[:INDEX_PREFIX_CHARS], None)
         if new_digest:
-            entries[new_digest[:INDEX_PREFIX_CHARS]] = str(home.root)
+            entries[new_digest[:INDEX_PREFIX_CHARS]] = relocate.stored(home.root)
         write_json(index_path(), {"schema_version": SCHEMA_VERSION, "entries": entries}, mode=0o600)
 
 
@@ -178,7 +178,7 @@ def _check_body(body: str | None) -> None:
 
 def _home_of(digest: str) -> Home:
     root = _entries().get(digest[:INDEX_PREFIX_CHARS])
-    home = Home(root) if root else None
+    home = Home(holon_home() / root) if root else None  # relative: inside HOLON_HOME
     if home is None or not home.exists():
         raise _refuse()
     return home

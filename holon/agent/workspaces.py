@@ -106,6 +106,8 @@ def read(home: Home) -> dict[str, Any]:
 
 def home_binding(home: Home, cwd: str | None = None) -> dict[str, Any]:
     root = os.fspath(home.root)
+    if cwd and not _inside(Path(os.path.abspath(cwd)), home.root):
+        cwd = None  # the run state of a home copied or moved from elsewhere: never reach back
     return {
         "workspace_id": HOME_ID,
         "workspace_anchor": root,

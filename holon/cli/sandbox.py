@@ -26,6 +26,10 @@ def sandbox_group() -> None:
     its admission keys are masked, where the kernel allows (a mount namespace); commands cannot
     read the environment or memory of holon's processes; and credentials are removed from the
     environment unless passed with --pass-env.
+
+    A command with `login` (the default) runs in a plain shell with the environment a login
+    shell gives (PATH, the profile's exports), captured once per tick in the same sandbox with
+    the profile's output discarded; `"login": false` gets the plain environment.
     """
 
 

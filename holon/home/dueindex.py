@@ -3,8 +3,10 @@
 `holon tick --all` and `holon watch --all` read this directory instead of checking every agent.
 An entry is a symbolic link to the agent's home, named `<name>~<hash>` (may have work now) or
 `<name>~<hash>@<epoch ms>` (its earliest timer), where `<name>` is the home's directory name
-and `<hash>` the first 16 hex digits of the sha256 of its absolute path; listing the directory
-says who is due without opening a file. Stdlib only: the idle path of `tick --all` reads it.
+and `<hash>` the first 16 hex digits of the sha256 of its path (relative to HOLON_HOME when
+inside it, as is the link: a copied or moved HOLON_HOME's index points into itself); listing
+the directory says who is due without opening a file. Stdlib only: the idle path of
+`tick --all` reads it.
 
 The index may be early, never late:
 - a writer of due work (a queued message, a wake hint, a lowered next_due, a task marker) marks
@@ -28,6 +30,7 @@ import os
 import time
 from typing import Any
 
+from holon.home import relocate
 from holon.home.layout import is_home
 from holon.paths import agents_dir, holon_home, registry_path
 from holon.store import crashpoint
@@ -47,7 +50,8 @@ def key_of(root: str | os.PathLike) -> str:
     """The entry name of the home at `root` (no time part)."""
     path = os.path.abspath(root)
     name = "".join(c if c.isalnum() or c in "._-" else "_" for c in os.path.basename(path))[:64]
-    digest = hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    spelled = relocate.stored(path)
+    digest = hashlib.sha256(spelled.encode("utf-8", "surrogateescape")).hexdigest()[:16]
     return f"{name.lstrip('.') or 'home'}{KEY_SEP}{digest}"
 
 
@@ -74,7 +78,10 @@ def mark(root: str | os.PathLike, at: float | None = None) -> None:
     directory = index_dir()
     try:
         crashpoint.step("due.mark")
-        os.symlink(os.path.abspath(root), os.path.join(directory, entry_name(root, at)))
+        link = os.path.abspath(root)
+        if relocate.inside(link):
+            link = os.path.relpath(link, directory)
+        os.symlink(link, os.path.join(directory, entry_name(root, at)))
     except OSError:  # it exists (already marked), no index yet, or not writable
         pass
 
@@ -97,9 +104,11 @@ def listing() -> list[str] | None:
 
 
 def target(name: str) -> str | None:
-    """The home an entry points to, None when it is not a link."""
+    """The home an entry points to (absolute), None when it is not a link."""
     try:
-        return os.readlink(os.path.join(index_dir(), name))
+        return os.path.normpath(
+            os.path.join(index_dir(), os.readlink(os.path.join(index_dir(), name)))
+        )
     except OSError:
         return None
 

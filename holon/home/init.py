@@ -10,7 +10,7 @@ from pathlib import Path
 from holon import clock, config
 from holon.errors import AlreadyExists, UsageError
 from holon.home import migrate, registry, settings, template_skills
-from holon.home.layout import GITIGNORE, HOME_FORMAT, Home, is_home
+from holon.home.layout import GITATTRIBUTES, GITIGNORE, HOME_FORMAT, Home, is_home
 from holon.model.records import AgentIdentity, AgentState
 from holon.paths import agents_dir
 from holon.store import crashpoint
@@ -183,6 +183,7 @@ def materialise(
             write_text(home.memory / name, text)
     home.ensure_dirs()  # the home and `.holon` owner-only, whatever the template's modes
     write_text(home.gitignore, GITIGNORE)
+    write_text(home.gitattributes, GITATTRIBUTES)
     ident = AgentIdentity(
         agent_id=agent_id,
         kind=kind,

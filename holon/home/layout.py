@@ -49,6 +49,14 @@ GITIGNORE = f"""\
 *.tmp.*
 {GITIGNORE_END}
 """
+# `.holon/.gitattributes`: the ledgers are append-only JSONL, so a union merge keeps both sides'
+# records without conflict markers (holon.agent.ledgermerge settles the numbering after it)
+GITATTRIBUTES_BEGIN = "# >>> holon: git merges of the ledgers (holon rewrites this block) >>>"
+GITATTRIBUTES = f"""\
+{GITATTRIBUTES_BEGIN}
+/ledger/*.jsonl merge=union
+{GITIGNORE_END}
+"""
 # the whole `.holon/.gitignore` of home format 1, replaced by the block above on upgrade
 LEGACY_GITIGNORE_LINES = frozenset(
     (
@@ -85,18 +93,27 @@ USER_DIRS = ("memory", "notes", "work", "skills")
 def merged_gitignore(existing: str | None) -> str:
     """`existing` (a `.holon/.gitignore`, or None) with holon's block current: the block first, then
     every line the user wrote, in order. A home format 1 file (no block) loses its holon lines."""
+    return _merged_block(existing, GITIGNORE, GITIGNORE_BEGIN, LEGACY_GITIGNORE_LINES)
+
+
+def merged_gitattributes(existing: str | None) -> str:
+    """`existing` (a `.holon/.gitattributes`, or None) with holon's block current, as above."""
+    return _merged_block(existing, GITATTRIBUTES, GITATTRIBUTES_BEGIN, frozenset())
+
+
+def _merged_block(existing: str | None, block: str, begin: str, legacy: frozenset[str]) -> str:
     lines = (existing or "").splitlines()
-    if GITIGNORE_BEGIN in lines and GITIGNORE_END in lines[lines.index(GITIGNORE_BEGIN) :]:
-        start = lines.index(GITIGNORE_BEGIN)
+    if begin in lines and GITIGNORE_END in lines[lines.index(begin) :]:
+        start = lines.index(begin)
         end = lines.index(GITIGNORE_END, start)
         user = lines[:start] + lines[end + 1 :]
     else:
-        user = [line for line in lines if line.strip() not in LEGACY_GITIGNORE_LINES]
+        user = [line for line in lines if line.strip() not in legacy]
     while user and not user[0].strip():
         user.pop(0)
     while user and not user[-1].strip():
         user.pop()
-    return GITIGNORE + ("\n" + "\n".join(user) + "\n" if user else "")
+    return block + ("\n" + "\n".join(user) + "\n" if user else "")
 
 
 def is_home(path: str | os.PathLike) -> bool:
@@ -137,6 +154,7 @@ class Home:
     state_json = property(lambda self: self.dot / "state.json")  # run state: volatile, ignored
     settings_json = property(lambda self: self.dot / "settings.json")  # operator's choices: tracked
     gitignore = property(lambda self: self.dot / ".gitignore")
+    gitattributes = property(lambda self: self.dot / ".gitattributes")
     ledger = property(lambda self: self.dot / "ledger")
     messages = property(lambda self: self.ledger / "messages.jsonl")
     transcript = property(lambda self: self.ledger / "transcript.jsonl")

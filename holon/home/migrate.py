@@ -12,7 +12,13 @@ from collections.abc import Callable
 
 from holon import jsonfile
 from holon.home import settings
-from holon.home.layout import HOME_FORMAT, Home, merged_gitignore, read_identity
+from holon.home.layout import (
+    HOME_FORMAT,
+    Home,
+    merged_gitattributes,
+    merged_gitignore,
+    read_identity,
+)
 from holon.store.atomic import write_json, write_text
 from holon.vocab import SCHEMA_VERSION
 
@@ -56,6 +62,12 @@ def m003_sealed_admission(home: Home) -> None:
         write_json(home.admission_legacy, {"schema_version": SCHEMA_VERSION, "ids": sorted(found)})
 
 
+def m004_merge_safe_ledgers(home: Home) -> None:
+    """`.holon/.gitattributes` gains holon's block: git union-merges the JSONL ledgers, so two
+    clones of a home merge without conflict markers (holon.agent.ledgermerge)."""
+    write_gitattributes(home)
+
+
 def legacy_ids(home: Home) -> list[str]:
     """The ids m003 recorded ([] when none, or when the file cannot be read)."""
     try:
@@ -70,6 +82,7 @@ MIGRATIONS: list[Callable[[Home], None]] = [
     m001_initial_layout,
     m002_git_friendly_home,
     m003_sealed_admission,
+    m004_merge_safe_ledgers,
 ]
 NAMES = [m.__name__ for m in MIGRATIONS]
 # home root -> the agent.json (ino, size, mtime) this process found current
@@ -79,15 +92,24 @@ _current: dict[str, tuple[int, int, int]] = {}
 def write_gitignore(home: Home) -> bool:
     """Make holon's block of `.holon/.gitignore` current, keeping every other line. True when the
     file was written."""
+    return _write_block(home.gitignore, merged_gitignore)
+
+
+def write_gitattributes(home: Home) -> bool:
+    """Make holon's block of `.holon/.gitattributes` current, keeping every other line."""
+    return _write_block(home.gitattributes, merged_gitattributes)
+
+
+def _write_block(path: os.PathLike, merged: Callable[[str | None], str]) -> bool:
     try:
-        data = jsonfile.read_bytes(home.gitignore, 1 << 20)
+        data = jsonfile.read_bytes(path, 1 << 20)
     except jsonfile.Unreadable:  # a directory, a FIFO, a huge file: not ours to replace
         return False
     existing = None if data is None else data.decode("utf-8", "replace")
-    text = merged_gitignore(existing)
+    text = merged(existing)
     if text == existing:
         return False
-    write_text(home.gitignore, text)
+    write_text(path, text)
     return True
 
 

@@ -6,7 +6,8 @@ import os
 from pathlib import Path
 
 from holon import clock, jsonfile
-from holon.errors import UnknownAgent, UsageError
+from holon.errors import OperationFailed, UnknownAgent, UsageError
+from holon.home import regsalvage, relocate
 from holon.home.layout import AGENT_ID, AGENT_JSON_HINT, DOT, Home, corrupt, is_home
 from holon.paths import agents_dir, holon_home, registry_path
 from holon.store.atomic import write_json
@@ -33,9 +34,16 @@ REPAIR_HINT = (
 )
 
 
+MISMATCH_HINT = (
+    "`holon agents forget {agent}` drops the stale entry and touches no file; an agent whose "
+    "home moved is still reached by its path"
+)
+
+
 def load() -> dict[str, str]:
-    """id -> home path; a registry.json that cannot be used raises `corrupt_registry`. Entries
-    that are not an agent id mapped to a path are left out (a listing never trips on them)."""
+    """id -> absolute home path; a registry.json that cannot be used raises `corrupt_registry`.
+    Entries that are not an agent id mapped to a path are left out (a listing never trips on
+    them). A path inside HOLON_HOME is stored relative to it (holon.home.relocate)."""
     path = registry_path()
     try:
         data = jsonfile.object_of(path, MAX_BYTES) or {}
@@ -44,7 +52,9 @@ def load() -> dict[str, str]:
     agents = data.get("agents", {})
     if not isinstance(agents, dict):
         raise corrupt_registry("has no `agents` object")
-    return {k: v for k, v in agents.items() if AGENT_ID.fullmatch(k) and _is_path(v)}
+    return relocate.derived(
+        {k: v for k, v in agents.items() if AGENT_ID.fullmatch(k) and _is_path(v)}
+    )
 
 
 def _is_path(value: object) -> bool:
@@ -68,24 +78,34 @@ def load_or_none() -> tuple[dict[str, str], UsageError | None]:
         return {}, exc
 
 
-def rebuild() -> dict[str, str | None]:
-    """Set a corrupt registry.json aside and write one from the homes under $HOLON_HOME/agents;
-    a readable one is rewritten without the entries whose home is gone. Returns what was done:
-    {"set_aside": path or None, "agents": count}."""
+def rebuild() -> dict[str, object]:
+    """Set a corrupt registry.json aside and write one from every home that can be found: the
+    homes under $HOLON_HOME/agents, and those the old file's text names, the due index points to,
+    or that are private children of these (holon.home.regsalvage); a readable one is rewritten
+    without the entries whose home is gone. Returns what was done: {"set_aside": path or None,
+    "agents": count, "outside": ids kept from outside agents/, "dropped": ids of gone homes}."""
     home = holon_home()
     with locked(home / ".registry.lock"):
         kept, error = load_or_none()
+        gone = archived()
         aside = None
         if error is not None:
             stamp = clock.now_iso().replace(":", "").replace("-", "")
             aside = registry_path().with_name(f"registry.json.corrupt-{stamp}")
             os.replace(registry_path(), aside)
+            kept, gone = regsalvage.found(aside)
         agents = {k: v for k, v in kept.items() if is_home(v)}
         for e in _entries(agents_dir()):
             if AGENT_ID.fullmatch(e.name) and is_home(e.path):
                 agents.setdefault(Home(e.path).agent_id, os.path.abspath(e.path))
-        _write(agents, {} if error is not None else archived())
-    return {"set_aside": os.fspath(aside) if aside else None, "agents": str(len(agents))}
+        _write(agents, {k: v for k, v in gone.items() if k not in agents})
+    outside = [k for k, v in agents.items() if os.path.dirname(v) != os.fspath(agents_dir())]
+    return {
+        "set_aside": os.fspath(aside) if aside else None,
+        "agents": str(len(agents)),
+        "outside": sorted(outside),
+        "dropped": sorted(set(kept) - set(agents)),
+    }
 
 
 def _entries(base: Path) -> list[os.DirEntry]:
@@ -120,10 +140,10 @@ def unregister(agent_id: str) -> None:
 def _write(agents: dict[str, str], gone: dict[str, str]) -> None:
     data: dict[str, object] = {
         "schema_version": SCHEMA_VERSION,
-        "agents": dict(sorted(agents.items())),
+        "agents": {k: relocate.stored(v) for k, v in sorted(agents.items())},
     }
     if gone:
-        data["archived"] = dict(sorted(gone.items()))
+        data["archived"] = {k: relocate.stored(v) for k, v in sorted(gone.items())}
     write_json(registry_path(), data)
 
 
@@ -137,7 +157,9 @@ def archived() -> dict[str, str]:
     found = data.get("archived")
     if not isinstance(found, dict):
         return {}
-    return {k: v for k, v in found.items() if AGENT_ID.fullmatch(k) and _is_path(v)}
+    return relocate.derived(
+        {k: v for k, v in found.items() if AGENT_ID.fullmatch(k) and _is_path(v)}
+    )
 
 
 def drop_archived(agent_id: str) -> None:
@@ -189,8 +211,12 @@ def scan() -> tuple[list[Home], list[dict[str, str | None]]]:
         broken[path] = _broken(None, os.fspath(holon_home()), "broken", exc.message, path)
     for agent_id, path in registered.items():
         key = os.path.abspath(path)
-        if is_home(key):
+        problem = _mismatch(agent_id, key) if is_home(key) else None
+        if is_home(key) and problem is None:
             seen[key] = Home(key, agent_id)
+        elif problem is not None:
+            file = os.path.join(key, DOT, "agent.json")
+            broken[key] = _broken(agent_id, key, "broken", problem, file)
         else:
             broken[key] = _registered_problem(agent_id, key)
     for e in _entries(agents_dir()):
@@ -206,6 +232,12 @@ def scan() -> tuple[list[Home], list[dict[str, str | None]]]:
     homes = [seen[k] for k in sorted(seen, key=lambda k: (seen[k].agent_id, k))]
     bad = sorted(broken.values(), key=lambda b: (b["agent_id"] or "", b["home"] or ""))
     return homes, bad
+
+
+def _mismatch(agent_id: str, path: str) -> str | None:
+    """Why a registered home outside HOLON_HOME is no longer `agent_id` (None: it is). A home
+    inside is found by its place, whatever was copied or moved around it."""
+    return None if relocate.inside(path) else relocate.identity_problem(agent_id, path)
 
 
 def _registered_problem(agent_id: str, path: str) -> dict[str, str | None]:
@@ -259,6 +291,13 @@ def resolve(arg: str) -> Home:
         registered, error = load_or_none()  # a corrupt registry still lets paths and agents/ work
         path = registered.get(arg)
         if path and is_home(path):
+            problem = _mismatch(arg, path)
+            if problem is not None:
+                raise OperationFailed(
+                    f"the registered home of {arg!r}, {path}, no longer matches: {problem}",
+                    kind="home_mismatch",
+                    hint=MISMATCH_HINT.format(agent=arg),
+                )
             return Home(path, arg)
         candidate = agents_dir() / arg
         if is_home(candidate):

@@ -389,7 +389,7 @@ def agent_report(home: Home) -> dict[str, Any]:
         fresh = _fresh(home, doc)
         doc["model"], doc["credentials"], found = model_findings(agent, fresh)
         out += found + _state_findings(aid, state, doc, fresh) + budget_findings(agent, doc)
-        out += sandbox_finding(aid, home)
+        out += sandbox_finding(aid, home) + ledger_findings(aid, home)
         out += prompt_file_findings(agent)
         out += attention.agent_findings(aid, home, state, finding)
     if dead:
@@ -443,6 +443,22 @@ def budget_findings(agent: Agent, doc: dict[str, Any]) -> list[dict[str, Any]]:
     msg = f"{waiting} queued message(s) held: {hold['message']}"
     fix = f"holon model budget {hold['agent_id']} --daily-tokens N  # N above {hold['used']}"
     return [finding("budget", "warn", msg, fix, held=hold)]
+
+
+def ledger_findings(aid: str, home: Home) -> list[dict[str, Any]]:
+    """Ledgers a git merge left broken (holon.agent.ledgermerge): conflict marker lines, or
+    events numbered out of order. Reads every ledger whole."""
+    from holon.agent import ledgermerge
+
+    found = ledgermerge.problems(home, full=True)
+    if not found:
+        return []
+    said = "; ".join(
+        f"{name}: {p['bad']} conflict marker line(s), {p['unordered']} event(s) out of order"
+        for name, p in sorted(found.items())
+    )
+    msg = f"ledgers need settling after a merge: {said}"
+    return [finding("ledgers", "error", msg, f"holon doctor --repair {aid}", ledgers=found)]
 
 
 def sandbox_finding(aid: str, home: Home) -> list[dict[str, Any]]:

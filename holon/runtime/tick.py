@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from holon import clock, config
-from holon.agent import autonomy, budget, nextdue, preflight, seal
+from holon.agent import autonomy, budget, ledgermerge, nextdue, preflight, seal
 from holon.agent.handle import Agent
 from holon.feed import notify
 from holon.home.layout import Home
@@ -85,6 +85,7 @@ def tick(
         outage.check_settings()
         agent = Agent(home)
         preflight.check(agent)  # a corrupt file stops the tick before any message is claimed
+        ledgermerge.settle(agent)  # a git merge of the ledgers: renumbered, or ledger_conflict
         recover(agent, report)
         turns = 0
         recorded = False  # the last turn recorded last_tick_at in its own state write

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from holon.home.layout import Home
-from holon.tasks import handoff, inputchan, store
+from holon.tasks import handoff, inputchan, loginenv, store
 
 ROWS, COLS = 24, 160
 POLL_S = 0.1
@@ -61,10 +61,11 @@ def spawn(home: Home, record: dict[str, Any]) -> Any:
         scratch=home.scratch_dir(record["id"]),
     )
     try:
-        env = dict(confinement.env)
+        shell = shell_path(cmd["shell"]) or cmd["shell"]
+        login = cmd.get("login")
+        env = loginenv.environment(shell, workdir, confinement) if login else dict(confinement.env)
         env.setdefault("TERM", "dumb")
-        argv = [shell_path(cmd["shell"]) or cmd["shell"]]
-        argv += ["-l", "-c", cmd["cmd"]] if cmd.get("login") else ["-c", cmd["cmd"]]
+        argv = [shell, "-c", cmd["cmd"]]
         argv = confinement.argv_prefix + argv
         fds = (confinement.ruleset.fd,) if confinement.ruleset is not None else ()
         return _spawn_class()(

@@ -41,6 +41,7 @@ import holon
 from holon.home.layout import Home
 from holon.procs import group_members
 from holon.sandbox.confine import Confinement
+from holon.tasks import loginenv
 from holon.tasks.store import group_alive, read_marker
 
 WRAPPER = '"$@"; s=$?; { echo $s >"$0"; } 2>/dev/null; exit $s'
@@ -85,14 +86,13 @@ def start(
     except SpawnError:
         confinement.close()  # refused before any child: release the ruleset fd now
         raise
-    argv = ["/bin/sh", "-c", WRAPPER, str(exit_file), path]
-    argv += ["-l", "-c", cmd] if login else ["-c", cmd]
-    argv = confinement.argv_prefix + argv
+    argv = confinement.argv_prefix + ["/bin/sh", "-c", WRAPPER, str(exit_file), path, "-c", cmd]
+    env = loginenv.environment(path, workdir, confinement) if login else confinement.env
     try:
         proc = subprocess.Popen(
             argv,
             cwd=workdir,
-            env=confinement.env,
+            env=env,
             start_new_session=True,
             stdin=subprocess.PIPE if accepts_input else subprocess.DEVNULL,
             stdout=subprocess.PIPE,

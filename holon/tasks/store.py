@@ -69,11 +69,23 @@ def load(home: Home, task_id: str, *, strict: bool = False) -> dict[str, Any] | 
     if not task_id or "/" in task_id or task_id.startswith("."):
         return None
     try:
-        return read_record(home.task_dir(task_id) / "task.json")
+        return _placed(home, read_record(home.task_dir(task_id) / "task.json"))
     except HolonError:
         if strict:
             raise
         return None
+
+
+def _placed(home: Home, record: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A child task's `child_home` re-derived from the parent home where it is read: a copied or
+    moved home never reaches back to the child home at the old place."""
+    child_id = record.get("child_agent_id") if isinstance(record, dict) else None
+    if isinstance(child_id, str) and record.get("child_home"):
+        try:
+            record["child_home"] = str(home.child_home(child_id))
+        except HolonError:  # not a valid id: the record is left as stored
+            pass
+    return record
 
 
 def save(home: Home, record: dict[str, Any]) -> None:
@@ -163,7 +175,7 @@ def all_records(home: Home, bad: list[dict[str, Any]] | None = None) -> list[dic
         if d.name == "active" or not d.is_dir():
             continue
         try:
-            rec = read_record(d / "task.json", listed=True)
+            rec = _placed(home, read_record(d / "task.json", listed=True))
         except HolonError as exc:
             if bad is not None:
                 bad.append({"task_id": d.name, "status": "corrupt", "error": exc.to_dict()})

@@ -20,7 +20,12 @@ class BatchItem(ToolArgs):
     shell: str | None = Field(
         None, description="Shell to run the command with (default /bin/bash)."
     )
-    login: bool = Field(True, description="Run the shell as a login shell (-l).")
+    login: bool = Field(
+        True,
+        description="Use the environment a login shell gives (PATH and what the profile "
+        "exports), captured once per tick with the profile's output discarded; false: the "
+        "plain environment.",
+    )
     yield_time_ms: int = Field(
         10000,
         ge=0,

@@ -40,7 +40,12 @@ class ExecCommandArgs(ToolArgs):
     shell: str | None = Field(
         None, description="Shell to run the command with (default /bin/bash)."
     )
-    login: bool = Field(True, description="Run the shell as a login shell (-l).")
+    login: bool = Field(
+        True,
+        description="Use the environment a login shell gives (PATH and what the profile "
+        "exports), captured once per tick with the profile's output discarded; false: the "
+        "plain environment.",
+    )
     tty: bool = Field(
         False, description="Run under a pseudo-terminal; output is one combined transcript."
     )

@@ -38,7 +38,7 @@ def test_rotate_stores_only_the_hash(agent):
     assert stored["token_sha256"] == hashlib.sha256(token.encode()).hexdigest()
     assert _mode(agent.trigger_descriptor) == 0o600
     index = read_json(triggers.index_path())
-    assert index["entries"] == {stored["token_sha256"][:16]: str(agent.root)}
+    assert index["entries"] == {stored["token_sha256"][:16]: "agents/a"}  # relative: relocatable
     assert _mode(triggers.index_path()) == 0o600
     assert token.encode() not in _all_bytes(holon_home())  # never stored or logged anywhere
     assert [e["kind"] for e in jsonl.read(agent.events)] == ["external_trigger_rotated"]

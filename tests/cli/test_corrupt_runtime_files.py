@@ -190,5 +190,5 @@ def test_a_corrupt_registry_breaks_only_what_needs_it(prepared, holon_env):
     assert "holon doctor --repair" in init.stderr
     repaired = run("doctor", "--repair")
     assert f"repaired: {holon_env / 'registry.json'}: rebuilt" in repaired.stdout
-    assert json.loads((holon_env / "registry.json").read_text())["agents"] == {"a": str(prepared)}
+    assert json.loads((holon_env / "registry.json").read_text())["agents"] == {"a": "agents/a"}
     assert run("init", "--agent-id", "b").returncode == 0

@@ -22,7 +22,7 @@ def test_repair_rebuilds_the_registry_the_run_state_and_sets_a_wake_hint_aside(a
         ("state.json", "rebuilt"),
         ("wake_hint.json", "set_aside"),
     ]
-    assert json.loads(registry_path().read_text())["agents"] == {"a": str(agent.root)}
+    assert json.loads(registry_path().read_text())["agents"] == {"a": "agents/a"}  # relative
     assert not os.path.lexists(agent.wake_hint)
     assert repair.repair() == []  # nothing left to do
 

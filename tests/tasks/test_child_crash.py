@@ -30,7 +30,12 @@ def task_records(home: Path) -> list[dict]:
 
 
 def registry() -> dict:
-    return json.loads((Path(os.environ["HOLON_HOME"]) / "registry.json").read_text())
+    """registry.json with every home path absolute (a path inside HOLON_HOME is stored relative)."""
+    base = os.environ["HOLON_HOME"]
+    data = json.loads((Path(base) / "registry.json").read_text())
+    for part in ("agents", "archived"):
+        data[part] = {k: os.path.join(base, v) for k, v in data.get(part, {}).items()}
+    return data
 
 
 def killed(*args: str, **env: str) -> subprocess.CompletedProcess:

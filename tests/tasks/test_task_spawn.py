@@ -67,8 +67,10 @@ def test_command_leads_its_own_process_group(tmp_path, start):
     assert int(run.text("stdout")) == run.proc.pid != os.getpgid(0)
 
 
-@pytest.mark.parametrize("login,expected", [(True, "login\n"), (False, "plain\n")])
+@pytest.mark.parametrize("login,expected", [(True, "plain\n"), (False, "plain\n")])
 def test_login_flag(tmp_path, login, expected, start):
+    """A login command runs in a plain shell with the login shell's environment
+    (holon.tasks.loginenv, tests/tasks/test_login_env.py): no profile runs per command."""
     run = start(
         tmp_path, "shopt -q login_shell && echo login || echo plain", shell="bash", login=login
     )

@@ -1,0 +1,79 @@
+"""Paths that stay true when HOLON_HOME is copied or moved: a path inside HOLON_HOME is stored
+relative to it, and an absolute one an older holon wrote is re-derived on every read.
+
+Stdlib only: the idle path of `tick --all` reads the registry through it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from holon.home.layout import DOT, is_home
+from holon.paths import holon_home
+
+
+def stored(path: str | os.PathLike, base: str | os.PathLike | None = None) -> str:
+    """How a file of HOLON_HOME spells `path`: relative to `base` (HOLON_HOME) when inside it,
+    absolute otherwise."""
+    where = os.path.abspath(path)
+    rel = os.path.relpath(where, os.fspath(base or holon_home()))
+    return where if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
+
+
+def inside(path: str | os.PathLike, base: str | os.PathLike | None = None) -> bool:
+    return not os.path.isabs(stored(path, base))
+
+
+def derived(entries: dict[str, str]) -> dict[str, str]:
+    """id -> absolute home path of registry entries as stored. A relative entry is under
+    HOLON_HOME. An absolute one under where an older holon's HOLON_HOME was (X of an entry
+    `X/agents/ID` for its own ID, X not HOLON_HOME) is the same place in this HOLON_HOME when
+    a home is there: a copied HOLON_HOME never reaches back into its original."""
+    base = os.fspath(holon_home())
+    old = _old_bases(entries, base)
+    out = {}
+    for agent_id, value in entries.items():
+        if not os.path.isabs(value):
+            out[agent_id] = os.path.normpath(os.path.join(base, value))
+        else:
+            out[agent_id] = _moved(os.path.normpath(value), old, base)
+    return out
+
+
+def _old_bases(entries: dict[str, str], base: str) -> set[str]:
+    found = set()
+    for agent_id, value in entries.items():
+        if not os.path.isabs(value):
+            continue
+        parent = os.path.dirname(os.path.normpath(value))
+        if os.path.basename(os.path.normpath(value)) == agent_id:
+            if os.path.basename(parent) == "agents" and os.path.dirname(parent) != base:
+                found.add(os.path.dirname(parent))
+    return found
+
+
+def _moved(path: str, old: set[str], base: str) -> str:
+    for x in sorted(old, key=len, reverse=True):
+        if path.startswith(x.rstrip(os.sep) + os.sep):
+            here = os.path.join(base, os.path.relpath(path, x))
+            if is_home(here):
+                return here
+    return path
+
+
+def identity_problem(agent_id: str, path: str) -> str | None:
+    """Why the home at `path` (outside HOLON_HOME) is not agent `agent_id`, None when it is:
+    a registered home replaced by another agent's, or one whose agent.json is unreadable."""
+    from holon import jsonfile
+
+    try:
+        data = jsonfile.object_of(os.path.join(path, DOT, "agent.json"), 1 << 20) or {}
+    except jsonfile.Unreadable as exc:
+        return f"agent.json {exc}"
+    found = data.get("agent_id")
+    if found != agent_id:
+        return (
+            f"the home there is agent {found!r}, not {agent_id!r} (moved, or replaced by "
+            "another agent's home)"
+        )
+    return None
