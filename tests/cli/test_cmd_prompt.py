@@ -131,7 +131,8 @@ def test_run_one_shot_uses_a_temporary_private_agent(holon_env, script, private_
 
 def test_run_keep_prints_the_home(holon_env, script, private_tmp):
     doc = ok_json(run_cmd, "hello", "--model", script({"text": "kept"}), "--keep", "--json")
-    assert doc["home"].startswith(str(private_tmp)) and os.path.isdir(doc["home"])
+    runs = holon_env / "run"  # out of every other agent's reach (holon.sandbox.confine)
+    assert doc["home"].startswith(str(runs)) and os.path.isdir(doc["home"])
     assert (
         ok(run_cmd, "-", "--model", script({"text": "text"}, name="t.jsonl"), input="stdin").stdout
         == "text\n"

@@ -94,7 +94,7 @@ def test_a_wrapper_naming_the_exit_file_is_the_command(agent, where):
     before scratch dirs existed. Without HOLON_AGENT_HOME in its environment, that is the proof."""
     directory = agent.scratch_dir("task_w") if where == "scratch" else agent.task_dir("task_w")
     wrapper = subprocess.Popen(
-        ["/bin/sh", "-c", "sleep 30", str(directory / "exit_status")],
+        ["/bin/sh", "-c", "sleep 30; exit 0", str(directory / "exit_status")],
         start_new_session=True,
         env={"PATH": os.environ["PATH"]},
     )
