@@ -61,6 +61,14 @@ class LazyGroup(click.Group):
                 ) from None
         return super().parse_args(ctx, args)
 
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:  # click would turn it into exit 1; a closed pipe is exit 0
+            from holon.cli.pipes import ReaderGone
+
+            raise ReaderGone() from None
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
 
