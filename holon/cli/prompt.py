@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from holon.cli.output import emit_json, read_text_arg
+from holon.cli.inputs import read_prompt_text
+from holon.cli.output import emit_json
 from holon.vocab import DEFAULT_PRIORITY, PRIORITIES
 
 
@@ -30,6 +31,9 @@ def prompt_cmd(
 ) -> None:
     """Send TEXT (or `-` for stdin) to AGENT as an operator prompt.
 
+    Piped input comes first, then TEXT on a line of its own, as llm reads
+    it: `cat notes.txt | holon prompt AGENT "summarise this"`.
+
     Unless --no-wait, runs ticks until the agent has settled the prompt and
     prints the result brief (exit 1 if the turn failed).
     """
@@ -37,7 +41,7 @@ def prompt_cmd(
     from holon.ops import prompt as operator
 
     home = resolve(agent)
-    body = read_text_arg(text)
+    body = read_prompt_text(text)
     outcome = operator.prompt(home, body, wait=not no_wait, model=model, priority=priority)
     _finish(outcome, as_json)
 
@@ -78,6 +82,9 @@ def run_cmd(
 ) -> None:
     """One-shot run: TEXT (or stdin) to a temporary private agent, or to --agent.
 
+    Piped input comes first, then TEXT on a line of its own, as llm reads
+    it: `git diff | holon run "review this change"`.
+
     Waits for the turn to end. If the turn started background commands (ones
     still running when their yield time ran out), waits for them too, then runs
     the turns their results cause, and prints the text of the last turn.
@@ -89,7 +96,7 @@ def run_cmd(
     """
     from holon.ops import prompt as operator
 
-    body = read_text_arg(text)
+    body = read_prompt_text(text)
     outcome = operator.run_once(
         body,
         agent_id=agent_id,
