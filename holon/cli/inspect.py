@@ -11,7 +11,7 @@ from holon.cli.output import emit_json, emit_jsonl
 
 @click.command("status")
 @click.argument("agent")
-@click.option("--json", "as_json", is_flag=True, help="The AgentSummary as one JSON document.")
+@click.option("--json", "as_json", is_flag=True, help="Everything shown, as one JSON document.")
 def status_cmd(agent: str, as_json: bool) -> None:
     """Show AGENT's status, closure, queue, tasks, model and token usage."""
     from holon.home.registry import resolve

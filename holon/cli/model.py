@@ -9,7 +9,7 @@ from holon.cli.output import emit_json
 
 @click.group("model")
 def model_group() -> None:
-    """Per-agent model override (AgentModelState) and token budgets."""
+    """An agent's own model (instead of HOLON_MODEL) and its token budgets."""
 
 
 def _show(agent: str, as_json: bool) -> None:

@@ -130,8 +130,17 @@ def _finish(outcome: dict, as_json: bool) -> None:
         artifact = outcome.get("failure_artifact") or {}
         summary = artifact.get("summary", "the provider was unavailable")
         click.echo(f"holon: turn_deferred: {summary}", err=True)
-    elif outcome.get("status") in ("paused", "stopped", "pending"):
-        pass
+    elif outcome.get("status") in ("paused", "stopped"):
+        click.echo(
+            f"holon: agent_not_runnable: agent {outcome['agent_id']} is {outcome['status']}; "
+            f"the prompt {outcome['message_id']} is queued, not run",
+            err=True,
+        )
+    elif outcome.get("status") == "pending":
+        click.echo(
+            f"holon: prompt_pending: the prompt {outcome['message_id']} is queued, not settled yet",
+            err=True,
+        )
     else:
         click.echo(outcome.get("final_text", ""))
     if outcome.get("hint") and not as_json:
