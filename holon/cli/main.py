@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 
 import click
 
@@ -39,6 +40,7 @@ COMMANDS: dict[str, str] = {
     "debug": "holon.cli.debug:debug_group",
     "memory": "holon.cli.memory:memory_group",
     "schedule": "holon.cli.schedule:schedule_cmd",
+    "completion": "holon.cli.completion:completion_cmd",
     "sandbox": "holon.cli.sandbox:sandbox_group",
     "workspace": "holon.cli.workspace:workspace_group",
     "skills": "holon.cli.skills:skills_group",
@@ -87,7 +89,12 @@ class LazyGroup(click.Group):
         if target is None:
             return None
         module, attr = target.split(":")
-        return getattr(importlib.import_module(module), attr)
+        command = getattr(importlib.import_module(module), attr)
+        if os.environ.get("_HOLON_COMPLETE"):  # the shell is asking: ids complete too
+            from holon.cli.completion import add_id_completion
+
+            add_id_completion(command)
+        return command
 
 
 @click.group(
