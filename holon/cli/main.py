@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "wake": "holon.cli.control:wake_cmd",
     "model": "holon.cli.model:model_group",
     "provider": "holon.cli.provider:provider_group",
+    "queue": "holon.cli.queue:queue_group",
     "models": "holon.cli.models:models_cmd",
     "keys": "holon.cli.keys:keys_group",
     "tool": "holon.cli.tool:tool_group",
