@@ -17,16 +17,15 @@ def status_cmd(agent: str, as_json: bool) -> None:
     from holon.home.registry import resolve
     from holon.ops.status import agent_summary
 
-    summary = agent_summary(resolve(agent))
+    home = resolve(agent)
+    summary = agent_summary(home)
     if as_json:
         emit_json(summary)
         return
-    closure = summary.get("closure") or {}
     tu = summary["token_usage"]["total"]
     lines = [
         f"agent:    {summary['agent_id']} ({summary['home']})",
-        f"status:   {summary['status']}"
-        + (f" · closure {closure.get('outcome')}" if closure else ""),
+        _status_line(summary, home),
         f"queue:    {summary['queue']['pending']} pending, {summary['queue']['in_progress']} in "
         f"progress, {summary['queue']['dead_letters']} dead letters"
         + (
@@ -45,6 +44,31 @@ def status_cmd(agent: str, as_json: bool) -> None:
     if summary.get("lifecycle_hint"):
         lines.append(f"hint:     {summary['lifecycle_hint']}")
     click.echo("\n".join(lines))
+
+
+def _status_line(summary: dict, home) -> str:
+    """The status, until when it sleeps and on what it waits, and why the last closure failed
+    (the failure brief's first line)."""
+    line = f"status:   {summary['status']}"
+    if summary.get("sleeping_until"):
+        line += f" until {summary['sleeping_until']}"
+    closure = summary.get("closure") or {}
+    if closure:
+        line += f" · closure {closure.get('outcome')}"
+        if closure.get("waiting_reason"):
+            line += f" (waiting: {closure['waiting_reason']})"
+        if closure.get("outcome") == "failed":
+            line += f": {_failure_reason(home, closure.get('message_id'))}"
+    return line
+
+
+def _failure_reason(home, message_id: str | None) -> str:
+    from holon.store import jsonl
+
+    for brief in reversed(jsonl.tail(home.briefs, 20)):
+        if brief.get("kind") == "failure" and brief.get("message_id") in (None, message_id):
+            return (str(brief.get("text") or "").strip().splitlines() or ["(no text)"])[0]
+    return "see `holon briefs` and `holon events`"
 
 
 def _sandbox_line(sb: dict) -> str:
