@@ -4,7 +4,8 @@
   cost of a round, from turns of 1 and of 5 rounds (each extra round calls TaskList), and the
   whole one-round turn; with the state writes and fsyncs per turn;
 - enqueues per second from separate processes (target >= 20/s): `holon enqueue` and
-  `holon prompt --no-wait`, one after another and 4 at a time;
+  `holon prompt --no-wait`, one after another and 4 at a time; and many in one process with
+  `holon enqueue AGENT --jsonl -` (target >= 10x the one-process-per-message rate);
 - `holon status --json` against an idle `holon tick` (informational).
 
 Run: PYTHONPATH=. python benchmarks/bench_rounds.py [--quick]
@@ -143,6 +144,34 @@ def admission(n: int) -> None:
             )
 
 
+BATCH_TARGET = 10.0  # times the one-process-per-message rate
+
+
+def batch_admission(n: int) -> None:
+    """`holon enqueue AGENT --jsonl -`: n messages in one process, against n processes."""
+    single = rate(
+        lambda i: [*holon_cmd(), "enqueue", "adm", "--kind", "channel_event", "--text", f"s{i}"],
+        max(10, n // 10),
+        1,
+    )
+    lines = "".join(json.dumps({"kind": "channel_event", "text": f"b{i}"}) + "\n" for i in range(n))
+    t0 = time.perf_counter()
+    subprocess.run(
+        [*holon_cmd(), "enqueue", "adm", "--jsonl", "-"],
+        input=lines.encode(),
+        stdout=subprocess.DEVNULL,
+        check=True,
+    )
+    batch = n / (time.perf_counter() - t0)
+    ratio = batch / single
+    verdict = "ok" if ratio >= BATCH_TARGET else "UNDER TARGET"
+    print(
+        f"{f'holon enqueue --jsonl, {n} lines':<40} {batch:7.1f} /s  {ratio:5.1f}x one process "
+        f"per message ({single:.1f}/s)  (target >= {BATCH_TARGET:g}x: {verdict})",
+        flush=True,
+    )
+
+
 def timed(cmd: list[str], n: int) -> float:
     samples = []
     for _ in range(n):
@@ -181,6 +210,7 @@ def main() -> int:
             capture_output=True,
         )
         admission(20 if quick else 50)
+        batch_admission(200 if quick else 1000)
         status_vs_tick(5 if quick else 15)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

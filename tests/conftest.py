@@ -27,6 +27,58 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["HOLON_UPDATE_GOLDEN"] = "1"
 
 
+# The `slow` tests: `pytest -m "not slow"` is the quick subset to run while working; CI runs all.
+# Whole files, chosen for what they do: many real `holon` processes, tasks that run for seconds,
+# crash sweeps, property tests and fuzzing. Everything under e2e/ is slow.
+SLOW = {
+    "agent/test_timer_hostile.py",
+    "cli/test_cli_home.py",
+    "cli/test_cmd_gc.py",
+    "cli/test_cmd_keys.py",
+    "cli/test_cmd_run_tasks.py",
+    "cli/test_cmd_schedule_e2e.py",
+    "cli/test_cmd_tick_homes.py",
+    "cli/test_cmd_tick_shard.py",
+    "cli/test_cmd_watch.py",
+    "cli/test_cmd_workspace.py",
+    "cli/test_corrupt_runtime_files.py",
+    "cli/test_forged_queue.py",
+    "cli/test_fuzz_inputs.py",
+    "cli/test_hostile_inputs.py",
+    "cli/test_imports_admission.py",
+    "cli/test_model_budget.py",
+    "cli/test_provenance_render.py",
+    "cli/test_provider_url_secrets.py",
+    "cli/test_terminal_guard.py",
+    "cli/test_trigger_hostile.py",
+    "patch/test_apply_patch_corpus.py",
+    "patch/test_apply_patch_property.py",
+    "providers/test_long_context.py",
+    "runtime/test_reliability.py",
+    "runtime/test_turns.py",
+    "runtime/test_watch.py",
+    "store/test_store_durability.py",
+    "tasks/test_child_crash.py",
+    "tasks/test_child_e2e.py",
+    "tasks/test_command_run.py",
+    "tasks/test_recovery_identity.py",
+    "tasks/test_task_supervisor.py",
+    "tasks/test_task_tty.py",
+    "tools/test_apply_patch_concurrency.py",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    tests = Path(__file__).resolve().parent
+    for item in items:
+        try:
+            where = item.path.resolve().relative_to(tests).as_posix()
+        except ValueError:
+            continue
+        if where in SLOW or where.startswith("e2e/"):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def holon_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for key in list(os.environ):

@@ -318,6 +318,7 @@ AGENT_BUILDERS = {
     "holon.ops.doctor",
     "holon.ops.gc",
     "holon.ops.prompt",
+    "holon.ops.queue",
     "holon.ops.repair",
     "holon.ops.status",
     "holon.ops.timers",

@@ -34,21 +34,29 @@ MIN_INTERVAL_S = 1.0  # the shortest --every: a faster timer would spin the agen
 MAX_DELAY_S = 10 * 366 * 86400  # the longest --after/--every (ten years)
 MAX_TIMER_BYTES = 256 * 1024  # a timer file larger than this is not a timer
 _UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-_DURATION = re.compile(r"\s*(\d{1,12}(?:\.\d{1,9})?)\s*(ms|s|m|h|d|w)?\s*")
+_DURATION = re.compile(r"\s*(\d{1,12}(?:\.\d{1,9})?)\s*(ms|s|m|h|d|w)\s*")
 
 
 def parse_duration(text: str, *, minimum: float = 0.0, maximum: float = MAX_DELAY_S) -> float:
-    """`90`, `90s`, `10m`, `1h`, `2d`, `500ms` -> seconds, positive, within [minimum, maximum]."""
+    """`90s`, `10m`, `1h`, `2d`, `500ms` -> seconds, positive, within [minimum, maximum]. A
+    number without a unit is refused: `10` could mean seconds or minutes."""
     m = _DURATION.fullmatch(text or "")
-    seconds = float(m.group(1)) * _UNITS[m.group(2) or "s"] if m else 0.0
+    seconds = float(m.group(1)) * _UNITS[m.group(2)] if m else 0.0
     if not m or seconds <= 0 or not minimum <= seconds <= maximum:
+        bare = re.fullmatch(r"\s*\d+(\.\d+)?\s*", text or "")
         raise InvalidInput(
-            f"invalid duration {quote(text, 60)}",
+            f"invalid duration {quote(text, 60)}" + (": a number needs a unit" if bare else ""),
             kind="invalid_duration",
-            hint=f"use a number with a unit: 500ms, 30s, 10m, 1h, 2d, 1w; from "
+            hint=(f"say {text.strip()}s or {text.strip()}m; " if bare else "")
+            + f"use a number with a unit: 500ms, 30s, 10m, 1h, 2d, 1w; from "
             f"{_span(minimum) if minimum else 'just above 0'} to {_span(maximum)}",
         )
     return seconds
+
+
+def span(seconds: float) -> str:
+    """`seconds` as the largest whole unit: 900 -> 15m, 90 -> 90s."""
+    return _span(seconds)
 
 
 def _span(seconds: float) -> str:

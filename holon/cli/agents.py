@@ -72,6 +72,13 @@ def list_cmd(show_all: bool, as_json: bool) -> None:
     if as_json:
         emit_json(rows)
         return
+    if not rows:
+        from holon.paths import agents_dir
+
+        click.echo(
+            f"no agents{'' if show_all else ' (private ones show with --all)'} in {agents_dir()} "
+            "or the registry; create one with `holon init --agent-id NAME`"
+        )
     for r in rows:
         depth = "-" if r["queue_depth"] is None else r["queue_depth"]
         line = f"{r['agent_id'] or '-'}\t{r['status']}\tqueue={depth}"

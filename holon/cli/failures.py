@@ -1,7 +1,8 @@
 """How a command's failure reaches the operator: `holon: <kind>: <message>` and a `hint:` line on
 stderr, and the exit code of the contract (0 success, 1 failed, 2 usage or bad input, 3 not
-runnable, 130 interrupted). Never a traceback, unless HOLON_DEBUG=1 asks for one. Stdlib only:
-the click-free admission path (holon.cli.entry) reports through it too."""
+runnable, 130 interrupted; 0 when the reader of stdout closed the pipe, as `| head` does). Never
+a traceback, unless HOLON_DEBUG=1 asks for one. Stdlib only: the click-free admission path
+(holon.cli.entry) reports through it too."""
 
 from __future__ import annotations
 
@@ -29,19 +30,20 @@ _BUSY_HINT = (
 
 def guarded(run: Callable[[], int]) -> int:
     """`run()`'s exit code, or the report and exit code of what it raised."""
+    from holon.cli.pipes import ReaderGone
     from holon.errors import HolonError
     from holon.store.locks import LockBusy
 
     try:
         return run()
+    except (BrokenPipeError, ReaderGone):  # the reader closed the pipe (`| head`): not a failure
+        _silence_broken_pipe()
+        return 0
     except HolonError as exc:
         error(exc.kind, exc.message, exc.hint)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        _silence_broken_pipe()
-        return 0
     except LockBusy as exc:  # a lock wait ran out: another holon process holds it
         error("busy", f"another holon process holds the lock {exc}", _BUSY_HINT)
         return 1

@@ -20,6 +20,14 @@ def gc_cmd(agents: tuple[str, ...], all_agents: bool, dry_run: bool, as_json: bo
     whose turn lock is held (a tick is running) is skipped and reported as busy. Exit 0, also
     when an agent was busy; 1 when a home could not be collected (with --all, a broken home is
     reported with the error and the others are still collected).
+
+    \b
+    [retention] in $HOLON_HOME/config.toml (each also HOLON_RETENTION_<NAME>; 0 turns it off):
+      artifact_keep_days = 30     artifacts older than this many days
+      artifact_max_bytes = 0      the oldest artifacts past this total size
+      task_keep_days = 30         finished task directories, archived private children
+      segment_keep_days = 0       rotated ledger segments (off: the ledgers are the record)
+      ledger_segment_bytes = 64 MiB   when a ledger is rotated into a segment (not by gc)
     """
     from holon.cli.output import emit_json
     from holon.errors import HolonError, UsageError

@@ -31,6 +31,30 @@ def read_text_arg(text: str | None, what: str = "TEXT") -> str:
     return _decode(_read_capped(sys.stdin.buffer.read, what), "standard input")
 
 
+def read_prompt_text(text: str | None, what: str = "TEXT") -> str:
+    """A prompt as llm reads it: piped stdin first, then TEXT on a line of its own
+    (`cat notes | holon prompt a "summarise"`). `-` or no TEXT reads stdin alone; a terminal,
+    /dev/null or any other device on stdin is never read."""
+    if text is None or text == "-":
+        return read_text_arg(text, what)
+    checked_text(text, what)
+    if not _stdin_is_piped():
+        return text
+    piped = _decode(_read_capped(sys.stdin.buffer.read, "standard input"), "standard input")
+    if not piped:
+        return text
+    return piped + ("" if piped.endswith("\n") else "\n") + text
+
+
+def _stdin_is_piped() -> bool:
+    """Whether stdin is a pipe, a socket or a regular file (something given to read)."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (AttributeError, ValueError, OSError):  # closed, or a stream without a descriptor
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode)
+
+
 def checked_text(text: str, what: str) -> str:
     """`text` when it can be stored (UTF-8, no NUL); argv that was not UTF-8 arrives with lone
     surrogates, which no ledger can hold."""

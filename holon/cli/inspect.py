@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import click
 
@@ -12,22 +11,21 @@ from holon.cli.output import emit_json, emit_jsonl
 
 @click.command("status")
 @click.argument("agent")
-@click.option("--json", "as_json", is_flag=True, help="The AgentSummary as one JSON document.")
+@click.option("--json", "as_json", is_flag=True, help="Everything shown, as one JSON document.")
 def status_cmd(agent: str, as_json: bool) -> None:
     """Show AGENT's status, closure, queue, tasks, model and token usage."""
     from holon.home.registry import resolve
     from holon.ops.status import agent_summary
 
-    summary = agent_summary(resolve(agent))
+    home = resolve(agent)
+    summary = agent_summary(home)
     if as_json:
         emit_json(summary)
         return
-    closure = summary.get("closure") or {}
     tu = summary["token_usage"]["total"]
     lines = [
         f"agent:    {summary['agent_id']} ({summary['home']})",
-        f"status:   {summary['status']}"
-        + (f" · closure {closure.get('outcome')}" if closure else ""),
+        _status_line(summary, home),
         f"queue:    {summary['queue']['pending']} pending, {summary['queue']['in_progress']} in "
         f"progress, {summary['queue']['dead_letters']} dead letters"
         + (
@@ -65,6 +63,31 @@ def _budget_line(b: dict) -> str:
     return line
 
 
+def _status_line(summary: dict, home) -> str:
+    """The status, until when it sleeps and on what it waits, and why the last closure failed
+    (the failure brief's first line)."""
+    line = f"status:   {summary['status']}"
+    if summary.get("sleeping_until"):
+        line += f" until {summary['sleeping_until']}"
+    closure = summary.get("closure") or {}
+    if closure:
+        line += f" · closure {closure.get('outcome')}"
+        if closure.get("waiting_reason"):
+            line += f" (waiting: {closure['waiting_reason']})"
+        if closure.get("outcome") == "failed":
+            line += f": {_failure_reason(home, closure.get('message_id'))}"
+    return line
+
+
+def _failure_reason(home, message_id: str | None) -> str:
+    from holon.store import jsonl
+
+    for brief in reversed(jsonl.tail(home.briefs, 20)):
+        if brief.get("kind") == "failure" and brief.get("message_id") in (None, message_id):
+            return (str(brief.get("text") or "").strip().splitlines() or ["(no text)"])[0]
+    return "see `holon briefs` and `holon events`"
+
+
 def _sandbox_line(sb: dict) -> str:
     if "error" in sb:
         return f"sandbox:  invalid: {sb['error']['message']} (commands are refused)"
@@ -98,15 +121,26 @@ def _context_line(ctx: dict) -> str:
 
 
 def _follow(path, offset: int, render) -> None:
+    _follow_many([(path, offset, render)])
+
+
+def _follow_many(ledgers: list[tuple]) -> None:
+    """Print what is appended to each (path, offset, render) from its offset, until Ctrl-C or
+    until the reader of stdout goes away (noticed while waiting, not only at the next write)."""
+    from holon.cli import pipes
     from holon.store import jsonl
 
+    offsets = [offset for _, offset, _ in ledgers]
     try:
         while True:
-            records, offset = jsonl.read_from(path, offset)
-            for r in records:
-                render(r)
-            if not records:
-                time.sleep(0.2)
+            printed = False
+            for i, (path, _, render) in enumerate(ledgers):
+                records, offsets[i] = jsonl.read_from(path, offsets[i])
+                for r in records:
+                    render(r)
+                printed = printed or bool(records)
+            if not printed:
+                pipes.wait(0.2)
     except KeyboardInterrupt:
         return
 
@@ -219,16 +253,47 @@ def events_cmd(agent: str, as_jsonl: bool, since_seq: int, follow: bool) -> None
 
 
 @click.command("briefs")
-@click.argument("agent")
+@click.argument("agent", required=False)
+@click.option(
+    "--all", "all_agents", is_flag=True, help="Every agent's briefs, each line with its agent."
+)
 @click.option("--jsonl", "as_jsonl", is_flag=True, help="One JSON record per line.")
-@click.option("--tail", type=click.IntRange(min=0), help="Only the last N briefs.")
-def briefs_cmd(agent: str, as_jsonl: bool, tail: int | None) -> None:
-    """Print AGENT's briefs (ack, result, failure)."""
-    from holon.home.registry import resolve
+@click.option("--tail", type=click.IntRange(min=0), help="Only the last N briefs (of each agent).")
+@click.option("--follow", "-f", is_flag=True, help="Keep printing new briefs (Ctrl-C to stop).")
+def briefs_cmd(
+    agent: str | None, all_agents: bool, as_jsonl: bool, tail: int | None, follow: bool
+) -> None:
+    """Print AGENT's briefs (ack, result, failure), or with --all every agent's.
+
+    With --follow, keeps printing new briefs as turns end, until Ctrl-C or until the reader of
+    the output goes away (`holon briefs --all --follow | head -1`).
+    """
+    from holon.home.registry import all_homes, resolve
     from holon.store import jsonl
 
-    home = resolve(agent)
-    records = jsonl.tail(home.briefs, tail) if tail is not None else jsonl.read(home.briefs)
-    show = _printer(as_jsonl, lambda b: f"{b.get('created_at')} {b.get('kind')}: {b.get('text')}")
-    for r in records:
-        show(r)
+    if (agent is None) == (not all_agents):
+        from holon.errors import UsageError
+
+        raise UsageError(
+            "give an AGENT or --all, not both", hint="holon briefs AGENT, or holon briefs --all"
+        )
+    homes = all_homes() if all_agents else [resolve(agent)]
+    ledgers = []
+    for home in homes:
+        offset = _size(home.briefs)
+        records = jsonl.tail(home.briefs, tail) if tail is not None else jsonl.read(home.briefs)
+        show = _brief_printer(as_jsonl, home.agent_id if all_agents else None)
+        for r in records:
+            show(r)
+        ledgers.append((home.briefs, offset, show))
+    if follow:
+        _follow_many(ledgers)
+
+
+def _brief_printer(as_jsonl: bool, agent_id: str | None):
+    if as_jsonl:
+        return _printer(
+            True, None, lambda b: b if agent_id is None else {"agent_id": agent_id, **b}
+        )
+    who = "" if agent_id is None else f"{agent_id} "
+    return _printer(False, lambda b: f"{who}{b.get('created_at')} {b.get('kind')}: {b.get('text')}")

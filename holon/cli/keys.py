@@ -24,7 +24,10 @@ def keys_group() -> None:
 @keys_group.command("set")
 @click.argument("name")
 @click.argument("value", required=False)
-def set_cmd(name: str, value: str | None) -> None:
+@click.option(
+    "--force", is_flag=True, help="Store it even though no configured provider reads NAME."
+)
+def set_cmd(name: str, value: str | None, force: bool) -> None:
     """Store a key under NAME, such as OPENAI_API_KEY.
 
     NAME is the environment variable the provider reads its key from. Give VALUE as `-`, or leave
@@ -39,6 +42,8 @@ def set_cmd(name: str, value: str | None) -> None:
     from holon import keys
 
     keys.check_name(name)  # before asking for the secret
+    if not force:
+        _check_read(name)
     if value is None and sys.stdin.isatty():
         value = click.prompt(f"Value for {name}", hide_input=True, err=True)
     elif value is None or value == "-":
@@ -55,6 +60,31 @@ def set_cmd(name: str, value: str | None) -> None:
     click.echo(f"stored {name} in {keys.path()}")
     if keys.source(name) == "environment":
         click.echo(f"note: {name} is also set in this environment, which wins over the file")
+
+
+def _check_read(name: str) -> None:
+    """Refuse a NAME that no built-in or configured provider reads its key from, suggesting the
+    one meant (`openai` -> OPENAI_API_KEY). The name is not repeated: it may be a pasted key."""
+    import difflib
+
+    from holon.errors import UsageError
+    from holon.providers.resolve import key_variables
+
+    known = key_variables()
+    if name in known:
+        return
+    by_provider = {p.lower(): var for var, ids in known.items() for p in ids}
+    guess = by_provider.get(name.lower()) or next(
+        iter(difflib.get_close_matches(name.upper(), list(known), n=1, cutoff=0.5)), None
+    )
+    names = ", ".join(sorted(known)) or "none"
+    raise UsageError(
+        "no configured provider reads its key from that name"
+        + (f"; did you mean {guess}?" if guess else f" (they read: {names})"),
+        kind="unknown_key_name",
+        hint=(f"holon keys set {guess} -" if guess else "use one of those names")
+        + "; add --force to store it anyway (for a provider you configure later)",
+    )
 
 
 @keys_group.command("list")

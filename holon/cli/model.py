@@ -9,7 +9,7 @@ from holon.cli.output import emit_json
 
 @click.group("model")
 def model_group() -> None:
-    """Per-agent model override (AgentModelState) and token budgets."""
+    """An agent's own model (instead of HOLON_MODEL) and its token budgets."""
 
 
 def _show(agent: str, as_json: bool) -> None:
@@ -46,19 +46,18 @@ def show_cmd(agent: str, as_json: bool) -> None:
 @click.argument("model_ref")
 @click.option("--json", "as_json", is_flag=True, help="Print the new model state.")
 def set_cmd(agent: str, model_ref: str, as_json: bool) -> None:
-    """Override AGENT's model with MODEL_REF (provider/model) for future turns."""
+    """Override AGENT's model with MODEL_REF (provider/model) for future turns.
+
+    MODEL_REF is checked as `holon prompt --model` checks it: a known provider, its key set (in
+    the environment or `holon keys`), a scripted path that exists."""
     from holon.agent import budget
     from holon.agent.handle import Agent
-    from holon.errors import UsageError
     from holon.home.registry import resolve
+    from holon.providers.resolve import preflight
 
-    if "/" not in model_ref:
-        raise UsageError(
-            f"{model_ref!r} is not a model ref",
-            kind="invalid_model_ref",
-            hint="use provider/model, e.g. anthropic/claude-sonnet-4-5",
-        )
-    budget.set_override(Agent(resolve(agent)), model_ref)
+    home = resolve(agent)
+    preflight(model_ref, home=home.root)
+    budget.set_override(Agent(home), model_ref)
     _show(agent, as_json)
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from holon.cli.output import emit_json, read_text_arg
+from holon.cli.inputs import read_prompt_text
+from holon.cli.output import emit_json
 from holon.vocab import DEFAULT_PRIORITY, PRIORITIES
 
 PROGRESS_POLL_S = 0.1  # how often `holon prompt -v` looks for this turn's new records
@@ -50,6 +51,9 @@ def prompt_cmd(
 ) -> None:
     """Send TEXT (or `-` for stdin) to AGENT as an operator prompt.
 
+    Piped input comes first, then TEXT on a line of its own, as llm reads
+    it: `cat notes.txt | holon prompt AGENT "summarise this"`.
+
     Unless --no-wait, runs ticks until the agent has settled the prompt and
     prints the result brief (exit 1 if the turn failed).
     """
@@ -57,7 +61,7 @@ def prompt_cmd(
     from holon.ops import prompt as operator
 
     home = resolve(agent)
-    body = read_text_arg(text)
+    body = read_prompt_text(text)
     level = "verbose" if verbose and level == "info" else level
     with _progress(home, level if not no_wait else "info") as on_admitted:
         outcome = operator.prompt(
@@ -135,6 +139,9 @@ def run_cmd(
 ) -> None:
     """One-shot run: TEXT (or stdin) to a temporary private agent, or to --agent.
 
+    Piped input comes first, then TEXT on a line of its own, as llm reads
+    it: `git diff | holon run "review this change"`.
+
     Waits for the turn to end. If the turn started background commands (ones
     still running when their yield time ran out), waits for them too, then runs
     the turns their results cause, and prints the text of the last turn.
@@ -147,7 +154,7 @@ def run_cmd(
     """
     from holon.ops import prompt as operator
 
-    body = read_text_arg(text)
+    body = read_prompt_text(text)
     outcome = operator.run_once(
         body,
         agent_id=agent_id,
@@ -183,8 +190,17 @@ def _finish(outcome: dict, as_json: bool) -> None:
         click.echo(f"holon: turn_deferred: {summary}", err=True)
     elif outcome.get("status") == "held":
         click.echo(f"holon: {outcome['error']}", err=True)
-    elif outcome.get("status") in ("paused", "stopped", "pending"):
-        pass
+    elif outcome.get("status") in ("paused", "stopped"):
+        click.echo(
+            f"holon: agent_not_runnable: agent {outcome['agent_id']} is {outcome['status']}; "
+            f"the prompt {outcome['message_id']} is queued, not run",
+            err=True,
+        )
+    elif outcome.get("status") == "pending":
+        click.echo(
+            f"holon: prompt_pending: the prompt {outcome['message_id']} is queued, not settled yet",
+            err=True,
+        )
     else:
         click.echo(outcome.get("final_text", ""))
     if outcome.get("hint") and not as_json:

@@ -103,8 +103,9 @@ def launchd_cmd(every: str, install: bool, uninstall: bool) -> None:
 def systemd_cmd(every: str, install: bool, uninstall: bool) -> None:
     """Print the systemd user service and timer.
 
-    --install writes them to ~/.config/systemd/user and enables the timer (without systemctl, it
-    says how); --uninstall disables and removes them (Linux only). What the tick prints when it
+    --install writes them to ~/.config/systemd/user and enables the timer; exit 1 when the
+    timer is not active then (no systemctl or no user bus: it says how to enable it);
+    --uninstall disables and removes them (Linux only). What the tick prints when it
     fails goes to the journal.
     """
     from holon.ops import schedule, schedule_install
@@ -116,6 +117,16 @@ def systemd_cmd(every: str, install: bool, uninstall: bool) -> None:
     units = schedule.systemd_units(r, every)
     if install:
         click.echo(schedule_install.systemd_install(r, units))
+        why = schedule_install.systemd_inactive(r)
+        if why is not None:  # written but not running: nothing will tick
+            from holon.errors import OperationFailed
+
+            raise OperationFailed(
+                f"the timer is not active: {why}",
+                kind="schedule_not_active",
+                hint="enable it as the lines above say (a user bus is needed: log in, or "
+                "`loginctl enable-linger`), or use `holon schedule cron --install`",
+            )
         return
     for name, text in units.items():
         click.echo(f"# {name}\n{text}")

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from holon.cli import failures
 from holon.cli.output import emit_json
 
 
@@ -184,14 +185,41 @@ def input_cmd(
         settle_ms=int(settle * 1000),
         budget_chars=64000,
     )
-    ok = res["accepted_input"] and (expect is None or res["wait_outcome"] == "matched")
     if as_json:
         emit_json(res)
+    elif res["output"]:
+        click.echo(res["output"], nl=False)
+    failure = _input_failure(agent, task_id, res, expect)
+    if as_json:
+        pass
+    elif failure is None:
+        click.echo(f"note: {res['summary_text']}", err=True)  # a success: no error line
     else:
-        if res["output"]:
-            click.echo(res["output"], nl=False)
-        click.echo(f"holon: {res['summary_text']}", err=True)
-    click.get_current_context().exit(0 if ok else 1)
+        failures.error(failure[0], res["summary_text"], failure[1])
+    click.get_current_context().exit(0 if failure is None else 1)
+
+
+def _input_failure(agent: str, task_id: str, res: dict, expect: str | None) -> tuple | None:
+    """(kind, hint) of an input that was not accepted, or whose --expect did not match."""
+    status = (res.get("task") or {}).get("status")
+    if not res["accepted_input"] and status not in (None, "running"):
+        return "task_ended", f"the task is {status}; `holon task output {agent} {task_id}`"
+    if not res["accepted_input"]:
+        return (
+            "input_refused",
+            f"`holon task status {agent} {task_id}` shows whether it takes input",
+        )
+    if expect is None or res["wait_outcome"] == "matched":
+        return None
+    if res["wait_outcome"] == "task_ended":
+        return (
+            "task_ended",
+            f"it ended before printing a match: `holon task output {agent} {task_id}`",
+        )
+    return (
+        "expect_timeout",
+        f"raise --timeout, or check --expect against `holon task output {agent} {task_id}`",
+    )
 
 
 @task_group.command("stop")

@@ -16,7 +16,9 @@ def timer_cmd() -> None:
 
 @timer_cmd.command("create")
 @click.argument("agent")
-@click.option("--after", help="One-shot after a duration: 90s, 10m, 2h, 1d (at most 3660d).")
+@click.option(
+    "--after", help="One-shot after a duration with its unit: 90s, 10m, 2h, 1d (at most 3660d)."
+)
 @click.option("--every", help="Repeat on a fixed planned schedule: 15m, 1h (from 1s to 3660d).")
 @click.option(
     "--cron",
@@ -63,14 +65,19 @@ def list_cmd(agent: str, as_json: bool) -> None:
     if as_json:
         emit_json(listed)
         return
+    from holon.agent.timers import span
+
+    if not listed:
+        click.echo(f"no timers; `holon timer create {agent} --after 10m --text ...` adds one")
     for t in listed:
         what = {
             "once": "once",
-            "every": f"every {t.get('interval_s')}s",
+            "every": f"every {span(float(t.get('interval_s') or 0))}",
             "cron": f"cron {t.get('cron')} {t.get('tz')}",
         }
         guard = f"  if: {t['guard']}" if t.get("guard") else ""
-        click.echo(f"{t['id']}  {t['due_at']}  {what[t['schedule']]}{guard}")
+        text = f"  {t['text']!r}" if t.get("text") else ""
+        click.echo(f"{t['id']}  {t['due_at']}  {what[t['schedule']]}{text}{guard}")
 
 
 @timer_cmd.command("cancel")

@@ -21,7 +21,7 @@ import click
     "id); run N watchers, on one host or several sharing the home directory.",
 )
 @click.option("--model", help="Model ref for the ticks (provider/model).")
-@click.option("--quiet", is_flag=True, help="Print nothing about turns.")
+@click.option("--quiet", is_flag=True, help="Print nothing: no start line, no turns.")
 def watch_cmd(
     agents: tuple[str, ...], all_agents: bool, shard: str | None, model: str | None, quiet: bool
 ) -> None:
@@ -44,7 +44,7 @@ def watch_cmd(
             click.echo(f"{r['agent_id']}: error {r['error']}", err=True)
         if not quiet and r.get("turns"):
             for t in r["turns"]:
-                click.echo(f"{r['agent_id']}: {t['message_id']} {t['status']}")
+                click.echo(f"{r['agent_id']}: {t['message_id']} {t['status']}{_why(t)}")
 
     if all_agents:
         from holon.home.shard import parse
@@ -58,4 +58,16 @@ def watch_cmd(
         fixed = [registry.resolve(a) for a in agents]
         watcher = Watcher(lambda: fixed, model=model, on_report=report)  # type: ignore[assignment]
     watcher.install_signals()
+    what = "every agent" if all_agents else ", ".join(h.agent_id for h in fixed)
+    where = f" (shard {shard})" if shard else ""
+    if not quiet:
+        click.echo(f"holon watch: watching {what}{where}; Ctrl-C to stop", err=True)
     watcher.run()
+
+
+def _why(turn: dict) -> str:
+    """`: <summary>` for a failed or deferred turn, from its failure artifact."""
+    if turn.get("status") not in ("failed", "deferred"):
+        return ""
+    summary = (turn.get("failure_artifact") or {}).get("summary") or turn.get("final_text")
+    return f": {' '.join(str(summary).split())[:300]}" if summary else ""

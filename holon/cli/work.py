@@ -1,4 +1,5 @@
-"""`holon work list|show|create AGENT`: work items; `create` is the control-plane enqueue."""
+"""`holon work list|show|create|close|cancel AGENT`: work items; `create` is the control-plane
+enqueue, `close` and `cancel` end one."""
 
 from __future__ import annotations
 
@@ -59,3 +60,32 @@ def create_cmd(agent: str, objective: str, plan: str | None, as_json: bool) -> N
         emit_json(rec)
     else:
         click.echo(rec["id"])
+
+
+@work_cmd.command("close")
+@click.argument("agent")
+@click.argument("work_item_id")
+@click.option("--note", help="Why, in a few words: it becomes the item's report.")
+def close_cmd(agent: str, work_item_id: str, note: str | None) -> None:
+    """Mark a work item done for the agent: it leaves its focus and the listing."""
+    _end(agent, work_item_id, note, cancel=False)
+
+
+@work_cmd.command("cancel")
+@click.argument("agent")
+@click.argument("work_item_id")
+@click.option("--note", help="Why, in a few words: it becomes the item's report.")
+def cancel_cmd(agent: str, work_item_id: str, note: str | None) -> None:
+    """Abandon a work item: the agent stops working on it, and it leaves the listing."""
+    _end(agent, work_item_id, note, cancel=True)
+
+
+def _end(agent: str, work_item_id: str, note: str | None, cancel: bool) -> None:
+    from holon.cli.inputs import checked_text
+    from holon.home.registry import resolve
+    from holon.ops import work as workcontrol
+
+    if note is not None:
+        checked_text(note, "--note")
+    item = workcontrol.close(resolve(agent), work_item_id, note, cancel)
+    click.echo(f"{item['id']}: {item.get('completion_report') or item.get('readiness')}")

@@ -93,6 +93,7 @@ def init_home(
     if path is None:  # holon's own directories: $HOLON_HOME (when holon makes it) and agents/
         os.makedirs(root.parent.parent, mode=DIR_MODE, exist_ok=True)
         make_private_dir(root.parent)
+        ignore_secrets(root.parent.parent)
     root.parent.mkdir(parents=True, exist_ok=True)
     _remove_dead_staging(root)
     staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.init-{os.getpid()}-", dir=root.parent))
@@ -139,6 +140,29 @@ def _new_root(path: str | None, agent_id: str | None) -> tuple[Path, str]:
             hint="an existing home is never overwritten; choose a new PATH",
         )
     return root, agent_id
+
+
+# $HOLON_HOME/.gitignore: a HOLON_HOME kept in git (`git add -A`) never offers the keys, logs,
+# locks or indexes; each agent home has its own .gitignore for its runtime files
+HOLON_HOME_GITIGNORE = """\
+# written by holon: what must stay out of git when $HOLON_HOME is a repository
+/keys.json
+/keys.json.*
+/logs/
+/due/
+*.lock
+.*.tmp*
+"""
+
+
+def ignore_secrets(holon_home: Path) -> bool:
+    """Write $HOLON_HOME/.gitignore unless there is one (an operator's own is never replaced);
+    whether it was written."""
+    target = holon_home / ".gitignore"
+    if target.exists():
+        return False
+    write_text(target, HOLON_HOME_GITIGNORE)
+    return True
 
 
 def _remove_dead_staging(root: Path) -> None:

@@ -99,6 +99,13 @@ def systemd_install(r: Runner, units: dict[str, str]) -> str:
     return "\n".join([*lines, f"note: {LINGER}"])
 
 
+def systemd_inactive(r: Runner) -> str | None:
+    """Why this HOLON_HOME's timer is not active after an install (None when it is)."""
+    return _run(
+        "systemctl", "--user", "is-active", "--quiet", f"{schedule.systemd_name(r.home)}.timer"
+    )
+
+
 def systemd_uninstall(r: Runner) -> str:
     _need("linux", "systemd", "cron")
     name = schedule.systemd_name(r.home)

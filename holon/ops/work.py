@@ -52,6 +52,39 @@ def create(home: Home, objective: str, plan: str | None = None) -> dict[str, Any
     return workitems.view(home, rec, agent.state().current_work_item_id)
 
 
+def close(home: Home, work_item_id: str, note: str | None, cancel: bool) -> dict[str, Any]:
+    """The operator ends a work item: done (`close`) or abandoned (`cancel`). It leaves the
+    agent's focus and the listing; the note becomes its report."""
+    rec = workitems.get(home, work_item_id)
+    if rec is None:
+        show(home, work_item_id)  # the unknown_work_item error
+    assert rec is not None
+    if rec.get("state") == "completed":
+        raise UsageError(
+            f"work item {work_item_id} is already closed",
+            kind="work_item_closed",
+            hint=f"`holon work show {home.agent_id} {work_item_id}` shows its report",
+        )
+    how = "cancelled" if cancel else "closed"
+    report = f"{how} by the operator" + (f": {note.strip()}" if note and note.strip() else "")
+    agent = Agent(home)
+    agent.event(f"work_item_{'cancelled' if cancel else 'completed'}", work_item_id=work_item_id,
+                via="operator", report=bool(note))  # fmt: skip
+    rec = workitems.append(
+        agent,
+        {**rec, "state": "completed", "blocked_by": None, "recheck_at": None,
+         "recheck_consumed_at": None, "result_summary": report},
+    )  # fmt: skip
+    agent.update_state(
+        lambda s: (
+            setattr(s, "current_work_item_id", None)
+            if s.current_work_item_id == work_item_id
+            else None
+        )
+    )
+    return workitems.view(home, rec, agent.state().current_work_item_id)
+
+
 def _idle_activation(agent: Agent) -> None:
     """An idle agent with no current item gets a work signal so the next tick lets it pick the new
     item."""

@@ -21,7 +21,10 @@ def test_init_json_and_text(holon_env, tmp_path):
 
 def test_agents_lists_registered_and_home_agents(holon_env, tmp_path):
     assert ok_json(agents_cmd, "--json") == []
-    assert ok(agents_cmd).stdout == ""
+    empty = ok(agents_cmd).stdout
+    assert (
+        empty.startswith("no agents (private ones show with --all) in ") and "holon init" in empty
+    )
     ok(init_cmd, "--agent-id", "a")
     ok(init_cmd, str(tmp_path / "b"))
     rows = ok_json(agents_cmd, "--json")

@@ -298,3 +298,14 @@ def test_gc_killed_at_any_step_of_a_childs_removal_finishes_on_the_next_run(tmp_
         assert not (parent / ".holon" / "children" / old_id).exists(), n
         assert [e.name for e in (parent / ".holon" / "children").iterdir()] == [new_id], n
         assert _gc("p")[0]["removed"] == [], n
+
+
+def test_help_and_man_page_name_every_retention_key():
+    from helpers import REPO
+
+    from holon.config import RETENTION_DEFAULTS
+
+    out = run("gc", "--help").stdout
+    page = (REPO / "man" / "holon-gc.1").read_text()
+    for key in RETENTION_DEFAULTS:
+        assert f"{key} = " in out and key in page.replace("\\_", "_"), key

@@ -176,3 +176,20 @@ def test_negative_tail_and_seq_are_usage_errors(agent):
     usage_error(transcript_cmd, "a", "--tail", "-1")
     usage_error(briefs_cmd, "a", "--tail", "-1")
     usage_error(events_cmd, "a", "--since-seq", "-1")
+
+
+def test_status_says_until_when_it_sleeps_and_why_the_closure_failed(agent, script):
+    from helpers import run
+
+    sleep = {
+        "text": "resting",
+        "tool_calls": [{"name": "Sleep", "arguments": {"duration_ms": 600000}}],
+    }
+    model = script(sleep, {"text": "asleep now"}, name="s.jsonl")
+    assert run("prompt", "a", "rest", "--model", model).returncode == 0
+    line = run("status", "a").stdout.splitlines()[1]
+    assert line.startswith("status:   asleep until 20"), line
+    failing = script({"error": {"kind": "server_error"}}, name="f.jsonl")
+    assert run("prompt", "a", "fail", "--model", failing).returncode == 1
+    line = run("status", "a").stdout.splitlines()[1]
+    assert " · closure failed: provider request failed" in line, line

@@ -125,7 +125,7 @@ def test_a_corrupt_keys_file_is_a_clear_error(holon_env):
 
 
 def test_listing_warns_about_a_file_others_can_read(holon_env):
-    ok(keys_group, "set", "CUSTOM_KEY", "-", input=SECRET)
+    ok(keys_group, "set", "CUSTOM_KEY", "-", "--force", input=SECRET)
     keys_file(holon_env).chmod(0o644)
     result = ok(keys_group, "list")
     assert f"chmod 600 {keys_file(holon_env)}" in result.stderr
@@ -169,7 +169,9 @@ def test_at_a_terminal_the_key_is_asked_for_without_echo(holon_env):
     pid, fd = pty.fork()
     if pid == 0:  # the child: holon on a terminal of its own
         os.chdir(REPO)
-        os.execve(sys.executable, [sys.executable, "-m", "holon", "keys", "set", "MY_KEY"], env)
+        os.execve(
+            sys.executable, [sys.executable, "-m", "holon", "keys", "set", "MY_KEY", "--force"], env
+        )
     try:
         shown = _read_until(fd, b"Value for MY_KEY: ")
         assert b"Value for MY_KEY: " in shown, shown
@@ -182,3 +184,18 @@ def test_at_a_terminal_the_key_is_asked_for_without_echo(holon_env):
     assert os.waitstatus_to_exitcode(status) == 0, shown
     assert b"stored MY_KEY in" in shown and SECRET.encode() not in shown  # not echoed
     assert stored(holon_env) == {"MY_KEY": SECRET}
+
+
+@pytest.mark.parametrize(
+    "name, meant",
+    [("openai", "OPENAI_API_KEY"), ("ANTHROPIC_KEY", "ANTHROPIC_API_KEY"), ("FOO_BAR", None)],
+)
+def test_a_name_no_provider_reads_is_refused_with_the_one_meant(holon_env, name, meant):
+    _, err = fails("keys", "set", name, "-", code=2, kind="unknown_key_name", stdin=SECRET)
+    assert not keys_file(holon_env).exists()
+    if meant:
+        assert f"did you mean {meant}?" in err and f"hint: holon keys set {meant} -" in err
+    else:
+        assert "OPENAI_API_KEY" in err and "--force" in err
+    r = run("keys", "set", name, "-", "--force", input=SECRET)
+    assert r.returncode == 0 and stored(holon_env) == {name: SECRET}

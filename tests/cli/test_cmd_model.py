@@ -41,6 +41,7 @@ def test_show_json_and_text_follow_the_environment(agent, monkeypatch):
 
 def test_set_then_clear_override(agent, monkeypatch):
     monkeypatch.setenv("HOLON_MODEL", "openai/gpt-x")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")  # set checks the ref as prompt --model
     doc = ok_json(model_group, "set", "a", "anthropic/claude-x", "--json")
     assert doc["source"] == "agent_override" and doc["override_model"] == "anthropic/claude-x"
     assert doc["effective_model"] == "anthropic/claude-x"
@@ -64,7 +65,10 @@ def test_budget_set_show_and_remove(agent):
 def test_bad_refs_and_budgets_change_nothing(agent):
     before = agent.state_json.read_text()
     _, err = fails("model", "set", "a", "nonsense", code=2, kind="invalid_model_ref")
-    assert "'nonsense'" in err
+    assert "nonsense" in err
+    fails("model", "set", "a", "nosuch/x", code=2, kind="unknown_provider")
+    fails("model", "set", "a", "anthropic/claude-x", code=2, kind="missing_credentials")
+    fails("model", "set", "a", "scripted/no/such/script.jsonl", code=2, kind="missing_script")
     usage_error(model_group, "budget", "a", "--daily-tokens", "-1")
     usage_error(model_group, "budget", "a", "--turn-tokens", "many")
     assert json.loads(agent.state_json.read_text()) == json.loads(before)

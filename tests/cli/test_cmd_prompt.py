@@ -93,7 +93,9 @@ def test_paused_agent_keeps_the_prompt_queued_and_exits_3(agent, script):
     control.pause(agent)
     code, out, err = cli("prompt", "a", "hi", "--model", script({"text": "x"}))
     assert code == 3 and out == ""
-    assert err.splitlines()[-1].startswith("hint: ") and "holon resume a" in err
+    first, hint = err.splitlines()
+    assert first.startswith("holon: agent_not_runnable: agent a is paused; the prompt msg_"), err
+    assert hint.startswith("hint: ") and "holon resume a" in hint
     assert prompts(agent) == ["hi"] and agent.queue.depth() == 1
 
 

@@ -3,8 +3,10 @@ the credential's value), configured tables, and the retry policy."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
-from cmd_checks import fails, ok, ok_json
+from cmd_checks import fails, invoke, ok, ok_json
 
 from holon import config
 from holon.cli.provider import provider_group
@@ -78,7 +80,11 @@ def test_configured_tables_and_unsupported_transports(holon_env, monkeypatch):
         '[providers.ollama]\nbase_url = "http://10.0.0.1:11434/v1"\n',
     )
     monkeypatch.setenv("LOCAL_KEY", SECRET)
-    providers = by_id(ok_json(provider_group, "doctor", "--json"))
+    result = invoke(provider_group, "doctor", "--json")
+    assert result.exit_code == 1  # a configured provider cannot be used
+    doc = json.loads(result.stdout)
+    assert (doc["unusable"], "weird" in doc["in_use"]) == (["weird"], True)
+    providers = by_id(doc)
     assert providers["local"]["source"] == "config"
     assert providers["local"]["base_url"] == "http://127.0.0.1:9/v1"
     assert providers["local"]["credentials_present"] is True
@@ -86,9 +92,24 @@ def test_configured_tables_and_unsupported_transports(holon_env, monkeypatch):
     assert providers["weird"]["failure_kind"] == "unsupported_transport"
     assert providers["ollama"]["source"] == "builtin+config"
     assert providers["ollama"]["base_url"] == "http://10.0.0.1:11434/v1"
-    text = ok(provider_group, "doctor").stdout
+    result = invoke(provider_group, "doctor")
+    text = result.stdout
+    assert text.split()[:5] == ["PROVIDER", "TRANSPORT", "STATUS", "CREDENTIAL", "ENDPOINT"]
     assert "unsupported" in next(ln for ln in text.splitlines() if ln.startswith("weird "))
+    assert result.stderr.startswith("holon: provider_unusable: weird cannot be used")
     assert SECRET not in text
+
+
+def test_the_default_models_provider_without_a_key_exits_1(holon_env, monkeypatch):
+    monkeypatch.setenv("HOLON_MODEL", "anthropic/claude-sonnet-4-5")
+    result = invoke(provider_group, "doctor")
+    assert result.exit_code == 1
+    row = next(ln for ln in result.stdout.splitlines() if ln.startswith("anthropic "))
+    assert row.split()[2:4] == ["no", "key"] and "ANTHROPIC_API_KEY: MISSING" in row
+    assert "ok" not in row.split()
+    assert "holon keys set ANTHROPIC_API_KEY -" in result.stderr
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    assert invoke(provider_group, "doctor").exit_code == 0
 
 
 def test_invalid_config_is_a_usage_error(holon_env):

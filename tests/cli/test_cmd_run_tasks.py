@@ -8,7 +8,6 @@ import json
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -120,8 +119,10 @@ def test_no_wait_for_tasks_with_a_named_agent_only_reports_the_task(agent, scrip
     wait_for(lambda: "task_result" in queued_kinds(str(agent.root)), timeout=10)
 
 
-def test_ctrl_c_while_waiting_keeps_the_home_under_the_running_task(script, runs):
-    model = script(exec_round("sleep 2; echo done"), {"text": "started"}, {"text": "all done"})
+def test_ctrl_c_while_waiting_keeps_the_home_under_the_running_task(script, runs, tmp_path):
+    gate = tmp_path / "gate"  # the task runs until the test opens it: no race with its end
+    cmd = f"while [ ! -e {gate} ]; do sleep 0.05; done; echo done"
+    model = script(exec_round(cmd), {"text": "started"}, {"text": "all done"})
     proc = subprocess.Popen(
         [*holon_cmd(), "run", "go", "--model", model],
         env=subprocess_env(TMPDIR=str(runs)),
@@ -131,8 +132,7 @@ def test_ctrl_c_while_waiting_keeps_the_home_under_the_running_task(script, runs
     )
     try:
         root = wait_for(lambda: _settled_prompt(runs), timeout=10)
-        time.sleep(0.3)  # `holon run` is waiting for the task now
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGINT)  # settling or waiting: either way the task still runs
         out, err = proc.communicate(timeout=10)
     finally:
         proc.kill()
@@ -142,6 +142,7 @@ def test_ctrl_c_while_waiting_keeps_the_home_under_the_running_task(script, runs
     assert record["status"] == "running"  # it did not wait the task out
     assert f"note: kept the temporary agent at {root}: task {record['id']} is still" in err
     assert Home(root).exists()
+    gate.touch()
     wait_for(lambda: "task_result" in queued_kinds(root), timeout=10)  # delivered, not lost
 
 
@@ -192,8 +193,20 @@ def test_ctrl_c_on_prompt_during_a_command_leaves_no_command_without_a_record(
     assert proc.returncode == 130 and "Traceback" not in err, err
     home = Home(holon_env / "agents" / "a")
     records = store.all_records(home)
-    time.sleep(3.5)  # the command would have finished by now
     if not records:
+        wait_for(lambda: not _processes_naming(started), timeout=15)  # nothing can touch it now
         assert not effect.exists()  # stopped with the interrupted turn, not left running
     else:
         wait_for(lambda: store.all_records(home)[0]["status"] in store.TERMINAL, timeout=10)
+
+
+def _processes_naming(path: Path) -> list[int]:
+    """The pids of live processes whose command line mentions `path`."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and str(path).encode() in (proc / "cmdline").read_bytes():
+                pids.append(int(proc.name))
+        except OSError:
+            continue
+    return pids

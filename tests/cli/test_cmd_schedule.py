@@ -123,3 +123,27 @@ def test_help_explains_the_entries():
     assert "HOLON_HOME" in out and "tick.log" in out
     cron = ok(schedule_cmd, "cron", "--help").stdout
     assert "--install" in cron and "--uninstall" in cron and "12h" in cron
+
+
+def test_systemd_install_exits_1_when_the_timer_is_not_active(tmp_path):
+    import sys
+
+    from helpers import run, subprocess_env
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("systemd units are Linux only")
+    bin_dir = tmp_path / "bin"  # a systemctl that answers but activates nothing (no user bus)
+    bin_dir.mkdir()
+    fake = bin_dir / "systemctl"
+    fake.write_text('#!/bin/sh\necho "Failed to connect to bus: No medium found" >&2\nexit 1\n')
+    fake.chmod(0o755)
+    env = subprocess_env(HOME=str(tmp_path), PATH=f"{bin_dir}:/usr/bin:/bin")
+    r = run("schedule", "systemd", "--install", env=env)
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    assert "wrote " in r.stdout and "not enabled: Failed to connect to bus" in r.stdout
+    first, hint = r.stderr.splitlines()
+    assert first == (
+        "holon: schedule_not_active: the timer is not active: Failed to connect to bus: "
+        "No medium found"
+    )
+    assert hint.startswith("hint: enable it as the lines above say")

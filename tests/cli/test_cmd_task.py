@@ -68,7 +68,7 @@ def test_list_status_input_output_stop(agent, start):
     assert snap["origin"] == "operator"  # started through `holon tool call`, not by a turn
     typed = ok(task_group, "input", "a", task_id, "pong", "--no-newline", "--settle", "0.2")
     assert typed.stdout == "pong"  # what the task printed after the input, exactly
-    assert typed.stderr.startswith("holon: wrote 4 bytes to the stdin of task ")
+    assert typed.stderr.startswith("note: wrote 4 bytes to the stdin of task ")
     wait_for(
         lambda: (
             "pong"
@@ -151,3 +151,28 @@ def test_a_corrupt_task_json_never_stops_a_turn(agent, tmp_path):
     model = write_script(tmp_path / "s.jsonl", [{"text": "still working"}])
     proc = run("prompt", "a", "hello", "--model", model)
     assert proc.returncode == 0 and "still working" in proc.stdout, proc.stderr
+
+
+def test_input_failures_have_a_kind_and_a_hint(agent, start):
+    no_input = start("sleep 30")
+    result = invoke(task_group, "input", "a", no_input, "hello")
+    first, hint = result.stderr.splitlines()
+    assert result.exit_code == 1 and first.startswith("holon: input_refused: "), result.stderr
+    assert hint == f"hint: `holon task status a {no_input}` shows whether it takes input"
+    ops.stop(agent, no_input, grace_s=0.3)
+    result = invoke(task_group, "input", "a", no_input, "hello")
+    first, hint = result.stderr.splitlines()
+    assert result.exit_code == 1 and first.startswith("holon: task_ended: "), result.stderr
+    assert hint.startswith("hint: the task is ") and f"holon task output a {no_input}" in hint
+
+
+def test_input_whose_expect_times_out_is_an_error_with_a_hint(agent, start):
+    task_id = start("cat", accepts_input=True)
+    wait_for(lambda: (agent.task_dir(task_id) / "stdin.fifo").exists())
+    result = invoke(
+        task_group, "input", "a", task_id, "ping", "--expect", "never", "--timeout", "0.5"
+    )
+    lines = result.stderr.splitlines()
+    assert result.exit_code == 1 and lines[0].startswith("holon: expect_timeout: "), result.stderr
+    assert lines[1].startswith("hint: raise --timeout")
+    ops.stop(agent, task_id, grace_s=0.3)

@@ -59,7 +59,7 @@ def test_list_is_soonest_first_in_json_and_text(agent):
     listed = ok_json(timer_cmd, "list", "a", "--json")
     assert [t["id"] for t in listed] == [soon["id"], late["id"]]
     lines = ok(timer_cmd, "list", "a").stdout.splitlines()
-    assert lines[0].startswith(soon["id"]) and "every 300.0s" in lines[0]
+    assert lines[0].startswith(soon["id"]) and "every 5m" in lines[0]
     assert lines[0].endswith("if: test -f x")
     assert lines[1].startswith(late["id"]) and lines[1].endswith("once")
     assert ok_json(timer_cmd, "list", "a", "--json") == listed  # listing changes nothing
@@ -111,3 +111,16 @@ def test_cancel_refuses_a_path_outside_the_timers_dir(agent):
     rc, _, _ = cli("timer", "cancel", "a", "../state")
     assert agent.state_json.exists()
     assert rc == 2
+
+
+def test_a_duration_needs_its_unit_and_the_listing_shows_the_text(agent):
+    from helpers import run
+
+    r = run("timer", "create", "a", "--after", "10")
+    assert r.returncode == 2 and r.stderr.startswith("holon: invalid_duration: "), r.stderr
+    assert "a number needs a unit" in r.stderr and "hint: say 10s or 10m" in r.stderr
+    assert run("timer", "create", "a", "--every", "900", "--text", "x").returncode == 2
+    assert run("timer", "list", "a").stdout.startswith("no timers; ")
+    assert run("timer", "create", "a", "--every", "15m", "--text", "check mail").returncode == 0
+    (line,) = run("timer", "list", "a").stdout.splitlines()
+    assert line.endswith("  every 15m  'check mail'"), line

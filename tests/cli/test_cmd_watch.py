@@ -99,3 +99,21 @@ def test_all_picks_up_an_agent_created_after_it_started(holon_env, tmp_path, mon
         code, out, err = _stop(proc)
     assert code == 0, err
     assert out.splitlines() == [f"late: {queued['message_id']} completed"]
+
+
+def test_a_start_line_and_the_reason_of_a_failed_turn(agent, tmp_path, monkeypatch):
+    from holon.ops import prompt
+
+    script = tmp_path / "s.jsonl"
+    script.write_text(json.dumps({"error": {"kind": "server_error"}}) + "\n")
+    monkeypatch.setenv("HOLON_MODEL", f"scripted/{script}")
+    proc = _watch("a", env=subprocess_env(HOLON_MODEL=f"scripted/{script}"))
+    try:
+        assert proc.stderr.readline() == "holon watch: watching a; Ctrl-C to stop\n"
+        queued = prompt.prompt(agent, "hello", wait=False, model=None)
+        wait_for(lambda: any(b.get("kind") == "failure" for b in jsonl.read(agent.briefs)))
+    finally:
+        code, out, err = _stop(proc)
+    assert code == 0, err
+    (line,) = out.splitlines()
+    assert line.startswith(f"a: {queued['message_id']} failed: provider request failed"), line

@@ -3,6 +3,8 @@ input that leaves the work-item ledger untouched."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from cmd_checks import fails, ok, ok_json, usage_error
 
@@ -96,3 +98,25 @@ def test_unknown_item_and_agent(agent):
     fails("work", "create", "nobody", "x", code=2, kind="unknown_agent")
     usage_error(work_cmd, "create", "a")
     assert ledger(agent) == []
+
+
+def test_close_and_cancel_end_an_item_with_the_note_as_its_report(agent):
+    from helpers import run
+
+    def create(objective: str) -> str:
+        r = run("work", "create", "a", objective)
+        assert r.returncode == 0, r.stderr
+        return r.stdout.split()[0]
+
+    done, dropped = create("ship it"), create("maybe later")
+    r = run("work", "close", "a", done, "--note", "shipped in 1.2")
+    assert (r.returncode, r.stdout) == (0, f"{done}: closed by the operator: shipped in 1.2\n")
+    r = run("work", "cancel", "a", dropped)
+    assert (r.returncode, r.stdout) == (0, f"{dropped}: cancelled by the operator\n")
+    assert run("work", "list", "a").stdout == ""
+    again = run("work", "close", "a", done)
+    assert again.returncode == 2 and again.stderr.startswith("holon: work_item_closed: ")
+    unknown = run("work", "cancel", "a", "wi_nosuch")
+    assert unknown.returncode == 2 and unknown.stderr.startswith("holon: unknown_work_item: ")
+    kinds = [json.loads(x)["kind"] for x in agent.events.read_text().splitlines()]
+    assert "work_item_completed" in kinds and "work_item_cancelled" in kinds

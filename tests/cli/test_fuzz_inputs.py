@@ -233,7 +233,7 @@ def check_outcome(argv: list[str], code: int, err: str) -> None:
         )
         assert len(lines[i]) <= 1000, f"{shown}: error line of {len(lines[i])} characters"
     elif code == 2:
-        assert "Error:" in err or "Usage:" in err, f"{shown}: exit 2 without an error:\n{err}"
+        raise AssertionError(f"{shown}: exit 2 without a `holon: usage:` line:\n{err}")
 
 
 def check_home(root: Path) -> None:

@@ -214,7 +214,7 @@ def test_unknown_tool_name_is_bounded(a: Path) -> None:
 def test_task_output_wait_is_bounded(a: Path) -> None:
     for bad in ("nan", "inf", "1e300", "-1"):
         proc = run("task", "output", "a", "tsk_x", "--wait", bad)
-        assert proc.returncode == 2 and "Error:" in proc.stderr, proc.stderr
+        assert proc.returncode == 2 and "holon: usage: " in proc.stderr, proc.stderr
 
 
 # -- lock timeouts --------------------------------------------------------------------------

@@ -156,7 +156,7 @@ def test_a_clone_runs_its_own_prompts_and_none_of_the_originals(holon_env, tmp_p
     assert [e["data"]["text"] for e in new if e["kind"] == "message"] == ["who are you?"]
     assert not any(e["kind"] == "tool_call" for e in new)  # the job was not run again
     again = holon("tick", "--all", "--json", model=model, holon_home=other)
-    assert again["agents"][0]["outcome"] == "idle"
+    assert [a["outcome"] for a in again["agents"]] in ([], ["idle"])  # nothing due: none listed
     assert all(re.fullmatch(r" M \.holon/ledger/[a-z_]+\.jsonl", c) for c in porcelain(clone))
 
 

@@ -258,8 +258,9 @@ def test_schedule_cron_install_and_uninstall_commands(sandbox, crontab, homes):
 
 
 def test_schedule_systemd_install_and_uninstall_commands(sandbox, homes, linux):
-    code, out, _ = cli("schedule", "systemd", "--every", "3m", "--install")
-    assert code == 0 and out.startswith("wrote ")
+    code, out, err = cli("schedule", "systemd", "--every", "3m", "--install")
+    assert code == 1 and out.startswith("wrote ")  # written, but without systemctl not active
+    assert err.startswith("holon: schedule_not_active: the timer is not active: systemctl is not")
     timer = schedule.systemd_dir() / f"{schedule.systemd_name(homes[0].home)}.timer"
     assert "OnUnitActiveSec=180s" in timer.read_text()
     code, out, _ = cli("schedule", "systemd", "--uninstall")

@@ -61,7 +61,7 @@ def test_timer_commands(agent, monkeypatch):
         tid,
         "2027-01-15T09:00:00.000Z",
         "every",
-        "3600.0s",
+        "1h",
         "if:",
         "test",
         "-e",
