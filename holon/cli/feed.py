@@ -62,18 +62,17 @@ def feed_cmd(
 
 
 def _follow(feed, show) -> None:
-    """New records until interrupted or until stdout's reader is gone (POLLHUP/POLLERR)."""
-    import select
+    """New records until interrupted or until stdout's reader is gone (holon.cli.pipes)."""
     import sys
 
-    watch = select.poll()
-    watch.register(sys.stdout.fileno(), 0)  # HUP and ERR are always reported
+    from holon.cli.pipes import reader_gone
+
     try:
         while True:
             for record in feed.poll():
                 show(record)
             sys.stdout.flush()
-            if watch.poll(POLL_S * 1000):
+            if reader_gone(POLL_S):
                 return
     except KeyboardInterrupt:
         return
