@@ -328,7 +328,6 @@ AGENT_BUILDERS = {
     "holon.tasks.childend",
     "holon.tasks.children",
     "holon.tasks.childview",
-    "holon.tasks.command",
     "holon.tasks.ops",
     "holon.tasks.tracking",
     "holon.tools.agents",

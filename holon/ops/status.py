@@ -26,7 +26,7 @@ def _count(path: os.PathLike) -> int:
 
 
 def agent_summary(home: Home) -> dict[str, Any]:
-    agent = Agent(home)
+    agent = Agent(home).ensure()
     stored = stateview.current(home)
     if stored is not None:
         try:

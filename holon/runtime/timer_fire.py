@@ -89,7 +89,7 @@ def _run_guard(agent: Agent, guard: str, timeout: int) -> int | str:
         guard, home.root, "/bin/sh", False, False, False, timeout * 1000, root
     )
     try:
-        fin = command.run(home, spec, promote=False)
+        fin = command.run(agent, spec, promote=False)
     except HolonError as exc:
         return exc.kind  # sandbox_unavailable or invalid_sandbox_config: declined, and recorded
     except spawn.SpawnError:

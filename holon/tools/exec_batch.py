@@ -79,7 +79,7 @@ class ExecCommandBatch(Tool):
         )
         base = {"index": i, "cmd": item.cmd, "workdir": str(spec.workdir)}
         try:
-            fin = command.run(ctx.home, spec, promote=False)
+            fin = command.run(ctx.agent, spec, promote=False)
         except HolonError as exc:  # the sandbox cannot be enforced: no command of the batch runs
             raise sandbox_failure(exc) from None
         except spawn.SpawnError as exc:

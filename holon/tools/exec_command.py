@@ -207,7 +207,7 @@ class ExecCommand(Tool):
                     },
                 )
         try:
-            outcome = command.run(ctx.home, spec, parent_message_id=ctx.message_id)
+            outcome = command.run(ctx.agent, spec, parent_message_id=ctx.message_id)
         except HolonError as exc:
             raise sandbox_failure(exc) from None
         except spawn.SpawnError as exc:

@@ -53,7 +53,7 @@ def test_a_child_whose_task_ended_converges_to_archived():
     parent = init_home(None, "p")
     rec = children.spawn(Agent(parent), "one")
     child = Agent(Home(rec["child_home"], rec["child_agent_id"]))
-    childend.finish(parent, store.load(parent, rec["id"]), "cancelled")
+    childend.finish(Agent(parent), store.load(parent, rec["id"]), "cancelled")
     childend.after_settle(child)
     assert child.identity()["archived_at"]
     assert rec["child_agent_id"] in registry.archived()

@@ -77,7 +77,7 @@ def test_a_real_supervisor_and_command_are_recognised(agent):
     spec = command.CommandSpec(
         "sleep 30", agent.root, "/bin/sh", False, False, False, 100, agent.root
     )
-    out = command.run(agent, spec)
+    out = command.run(Agent(agent), spec)
     assert isinstance(out, command.Promoted)
     task_id, pgid = out.task["id"], out.task["pid"]
     supervisor = store.read_marker(agent, task_id)
@@ -159,7 +159,7 @@ def test_a_lost_marker_of_a_live_supervisor_is_left_to_it(agent):
     spec = command.CommandSpec(
         "sleep 30", agent.root, "/bin/sh", False, False, False, 100, agent.root
     )
-    out = command.run(agent, spec)
+    out = command.run(Agent(agent), spec)
     task_id = out.task["id"]
     supervisor = store.read_marker(agent, task_id)
     wait_for(lambda: store.load(agent, task_id).get("supervisor_pid") == supervisor)

@@ -20,7 +20,7 @@ from holon.tasks import command, recovery, store
 
 def promote(home, cmd, yield_ms=100):
     spec = command.CommandSpec(cmd, home.root, "/bin/sh", False, False, False, yield_ms, home.root)
-    out = command.run(home, spec)
+    out = command.run(Agent(home), spec)
     assert isinstance(out, command.Promoted), out
     return out.task["id"], out.task["pid"]
 

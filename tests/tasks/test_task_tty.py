@@ -27,7 +27,7 @@ PY = sys.executable
 
 def tty(home, cmd, yield_ms=5000):
     return command.run(
-        home,
+        Agent(home),
         command.CommandSpec(cmd, home.root, "/bin/sh", False, True, True, yield_ms, home.root),
     )
 
@@ -179,7 +179,7 @@ STARTER = textwrap.dedent(
         "sleep 1; echo late-output", home.root, "/bin/sh", False, True, True, 60000, home.root
     )
     print("starting", flush=True)
-    command.run(home, spec)
+    command.run(Agent(home), spec)
     """
 )
 
@@ -208,7 +208,7 @@ def test_a_tty_command_that_cannot_start_is_a_spawn_error_and_leaves_nothing(age
     shell.chmod(0o755)
     with pytest.raises(spawn.SpawnError) as info:
         command.run(
-            agent,
+            Agent(agent),
             command.CommandSpec(
                 "true", agent.root, str(shell), False, True, True, 5000, agent.root
             ),
