@@ -279,8 +279,6 @@ MAX_FUNCTION_LINES = 60
 # functions longer than MAX_FUNCTION_LINES today, each with why; this list only shrinks (an entry
 # that no longer applies fails the check too, so that it is removed with the split)
 LONG_FUNCTIONS = {
-    "holon.prompt.request:assemble_request": "reads the budget and writes the compaction in one "
-    "pass; to split into a pure plan and the write (issue 31, item 4)",
     "holon.providers.runner:run_round": "retries and fallbacks over the model chain, recording "
     "each attempt, in one loop",
     "holon.agent.admission:admit": "admission's checks and writes in order (body, profile, "
