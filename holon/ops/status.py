@@ -15,7 +15,7 @@ from holon.context import window
 from holon.home import stateview
 from holon.home.layout import Home
 from holon.sandbox import confine
-from holon.tasks import children, childview
+from holon.tasks.child import children, childview
 
 
 def _count(path: os.PathLike) -> int:

@@ -10,7 +10,7 @@ from holon.agent import admission, timers
 from holon.agent.handle import Agent
 from holon.errors import HolonError
 from holon.runtime.turn.context import execution_root
-from holon.tasks import command, spawn
+from holon.tasks.command import command, spawn
 
 MAX_LISTED_MISSED = 20
 DEFAULT_GUARD_TIMEOUT_S = 10

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import Field
 
 from holon.errors import HolonError
-from holon.tasks import command, spawn
+from holon.tasks.command import command, spawn
 from holon.text import head_tail
 from holon.tools.base import RenderPolicy, Tool, ToolArgs, ToolContext, ToolFailure, ToolOutput
 from holon.tools.exec_command import resolve_workdir, sandbox_failure, split_budget

@@ -294,7 +294,7 @@ def test_without_a_mount_namespace_no_other_agent_is_writable(holon, monkeypatch
     monkeypatch.setattr(mountns, "_available", False)
     from holon.home.layout import Home
     from holon.sandbox import confine
-    from holon.tasks import command
+    from holon.tasks.command import command
 
     a, b = Home(homes["a"]), homes["b"]
     cmd = f"echo x > {b}/.holon/queue/new/f; echo planted-by-a > {b}/AGENTS.md; echo n > notes/n.md"

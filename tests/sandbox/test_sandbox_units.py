@@ -19,7 +19,8 @@ from holon.errors import HolonError
 from holon.home.layout import Home
 from holon.sandbox import confine, landlock, mountns, policy, seatbelt
 from holon.sandbox.policy import Policy
-from holon.tasks import command, store
+from holon.tasks import store
+from holon.tasks.command import command
 
 
 def _spec(home: Path, cmd: str) -> command.CommandSpec:
@@ -228,7 +229,7 @@ def test_an_unprivileged_user_is_confined_the_same_way():
             "from holon.home.init import init_home\n"
             "from holon.home.layout import Home\n"
             "from holon.agent.handle import Agent\n"
-            "from holon.tasks import command\n"
+            "from holon.tasks.command import command\n"
             "root = Path(sys.argv[1]) / 'agent'\n"
             "init_home(str(root), None)\n"
             "h = Home(root)\n"

@@ -11,7 +11,8 @@ from holon.agent.handle import Agent
 from holon.home import registry
 from holon.home.init import init_home
 from holon.home.layout import Home
-from holon.tasks import childend, children, childview, childws, store, tracking
+from holon.tasks import store, tracking
+from holon.tasks.child import childend, children, childview, childws
 
 
 def test_label_is_the_first_line_bounded():

@@ -17,8 +17,9 @@ from holon.procs import alive
 from holon.sandbox import policy
 from holon.sandbox.policy import Policy
 from holon.store import jsonl
-from holon.tasks import command, spawn, store
-from holon.tasks.outcome import CommandSpec
+from holon.tasks import store
+from holon.tasks.command import command, spawn
+from holon.tasks.command.outcome import CommandSpec
 
 
 def spec(

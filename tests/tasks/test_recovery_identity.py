@@ -16,7 +16,8 @@ from holon.agent.handle import Agent
 from holon.procs import alive
 from holon.store import jsonl
 from holon.store.atomic import write_json
-from holon.tasks import command, recovery, store
+from holon.tasks import recovery, store
+from holon.tasks.command import command
 
 OLD = "2020-01-01T00:00:00.000Z"
 
@@ -130,7 +131,7 @@ def test_the_marker_of_a_supervisor_still_starting_is_awaited(agent, monkeypatch
             sys.executable,
             "-c",
             "import time; time.sleep(30)",
-            "holon.tasks.supervisor",
+            "holon.tasks.command.supervisor",
             "h",
             "task_new",
         ]

@@ -8,7 +8,8 @@ from helpers import wait_for
 from holon.agent.handle import Agent
 from holon.procs import group_members
 from holon.store import jsonl
-from holon.tasks import command, ops, store
+from holon.tasks import ops, store
+from holon.tasks.command import command
 
 
 def promote(home, cmd, *, accepts_input=False, yield_ms=100):

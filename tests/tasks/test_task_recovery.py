@@ -15,7 +15,8 @@ from helpers import wait_for
 from holon.agent.handle import Agent
 from holon.procs import alive, group_members
 from holon.store import jsonl
-from holon.tasks import command, recovery, store
+from holon.tasks import recovery, store
+from holon.tasks.command import command
 
 
 def promote(home, cmd, yield_ms=100):

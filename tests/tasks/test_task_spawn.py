@@ -14,7 +14,8 @@ from holon.procs import group_members
 from holon.sandbox import confine, landlock
 from holon.sandbox.confine import Confinement
 from holon.sandbox.policy import Policy
-from holon.tasks import spawn, store
+from holon.tasks import store
+from holon.tasks.command import spawn
 
 
 @pytest.fixture

@@ -11,7 +11,8 @@ from helpers import wait_for
 from holon.agent.handle import Agent
 from holon.procs import alive
 from holon.store import jsonl
-from holon.tasks import command, ops, store, supervisor
+from holon.tasks import ops, store
+from holon.tasks.command import command, supervisor
 
 
 def promote(home, cmd, *, tty=False, accepts_input=False, yield_ms=100):

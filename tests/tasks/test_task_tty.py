@@ -1,4 +1,4 @@
-"""tty commands under pexpect (holon.tasks.terminal, ptytask, handoff): started under their
+"""tty commands under pexpect (holon.tasks.command.terminal, ptytask, handoff): started under their
 supervisor, reported inline when they end within the yield, otherwise a task with no hand-over;
 driven through TaskInput (REPL, pdb, Ctrl-C, end of file); stopped, recovered, and delivered when
 their starter dies."""
@@ -20,7 +20,8 @@ from helpers import wait_for
 from holon.agent.handle import Agent
 from holon.procs import alive, group_members
 from holon.store import jsonl
-from holon.tasks import command, handoff, ops, ptytask, recovery, spawn, store, terminal
+from holon.tasks import ops, recovery, store
+from holon.tasks.command import command, handoff, ptytask, spawn, terminal
 
 PY = sys.executable
 
@@ -172,8 +173,9 @@ def test_a_tty_task_killed_with_its_supervisor_is_recovered_as_failed(agent):
 STARTER = textwrap.dedent(
     """
     import sys
+    from holon.agent.handle import Agent
     from holon.home.layout import Home
-    from holon.tasks import command
+    from holon.tasks.command import command
     home = Home(sys.argv[1])
     spec = command.CommandSpec(
         "sleep 1; echo late-output", home.root, "/bin/sh", False, True, True, 60000, home.root

@@ -29,7 +29,8 @@ from holon.home.layout import Home, is_home
 from holon.model.records import AgentStatus
 from holon.store import crashpoint, jsonl
 from holon.store.locks import FileLock, LockBusy
-from holon.tasks import children, childview, childws, results, store, tracking
+from holon.tasks import results, store, tracking
+from holon.tasks.child import children, childview, childws
 from holon.text import head_tail
 
 

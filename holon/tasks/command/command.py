@@ -13,8 +13,9 @@ from holon.ids import new_id
 from holon.sandbox import confine
 from holon.store import crashpoint
 from holon.store.atomic import write_bytes
-from holon.tasks import spawn, store, tracking
-from holon.tasks.outcome import CommandSpec, Finished, Promoted
+from holon.tasks import store, tracking
+from holon.tasks.command import spawn
+from holon.tasks.command.outcome import CommandSpec, Finished, Promoted
 
 __all__ = ["CommandSpec", "Finished", "Promoted", "default_shell", "run"]
 
@@ -48,14 +49,14 @@ def run(
 
     With promote=False (ExecCommandBatch) a command still running at its yield
     is stopped and reported with `exit_status=None` and `signal` set. A tty
-    command starts under its supervisor (holon.tasks.terminal).
+    command starts under its supervisor (holon.tasks.command.terminal).
     """
     home = agent.home
     reap_handed_over()
     if home.dot.is_dir():  # before the command: its mask then holds the key for good
         seal.ensure_key(home)
     if spec.tty:
-        from holon.tasks import terminal
+        from holon.tasks.command import terminal
 
         model_ref = budget.turn_model(agent, parent_message_id)
         return terminal.run(home, spec, parent_message_id=parent_message_id, model_ref=model_ref)
