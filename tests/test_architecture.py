@@ -279,8 +279,6 @@ MAX_FUNCTION_LINES = 60
 # functions longer than MAX_FUNCTION_LINES today, each with why; this list only shrinks (an entry
 # that no longer applies fails the check too, so that it is removed with the split)
 LONG_FUNCTIONS = {
-    "holon.prompt.request:assemble_request": "reads the budget and writes the compaction in one "
-    "pass; to split into a pure plan and the write (issue 31, item 4)",
     "holon.providers.runner:run_round": "retries and fallbacks over the model chain, recording "
     "each attempt, in one loop",
     "holon.agent.admission:admit": "admission's checks and writes in order (body, profile, "
@@ -296,8 +294,8 @@ LONG_FUNCTIONS = {
     "holon.agent.envelope:record": "mirrors MessageEnvelope field by field, in the model's order",
     "holon.runtime.tick:_run_one": "one message from claim to settle; the message's fate "
     "module is to take it apart (issue 31, item 3)",
-    "holon.tasks.command:run": "a command run, yielded or promoted, tty or not; tasks/command/ "
-    "is to split it (issue 31, item 5)",
+    "holon.tasks.command.command:run": "a command run, yielded or promoted, tty or not; to split "
+    "within tasks/command/ (issue 31, item 5)",
     "holon.providers.openai_responses:input_items": "lowers every conversation item kind to "
     "Responses input in one pass",
 }
@@ -326,10 +324,9 @@ AGENT_BUILDERS = {
     "holon.ops.work",
     "holon.ops.workspace",
     "holon.runtime.tick",
-    "holon.tasks.childend",
-    "holon.tasks.children",
-    "holon.tasks.childview",
-    "holon.tasks.command",
+    "holon.tasks.child.childend",
+    "holon.tasks.child.children",
+    "holon.tasks.child.childview",
     "holon.tasks.ops",
     "holon.tasks.tracking",
     "holon.tools.agents",

@@ -13,6 +13,11 @@ unreadable (set aside as `state.json.corrupt-<time>`) or ahead of the ledgers
 is rebuilt from them (holon.home.runstate), with a `state_rebuilt` event
 unless it was merely missing (a fresh clone).
 
+Building an Agent touches no file. Its first read or write runs `ensure` first: a clone has
+only what git keeps, so the runtime directories are re-created and an older format is upgraded
+(once per process per home), and a missing run state is rebuilt. Callers that hold an Agent pass
+it down instead of building another from the Home.
+
 Reads are cached. `state()` keeps the parsed state together with the
 identity of both files (inode, size, mtime, ctime): a later call costs two
 stats and re-reads only when a file was replaced since, which is what another
@@ -48,6 +53,9 @@ if TYPE_CHECKING:
 
 FileKey = tuple[int, int, int, int] | None
 
+# the homes this process has prepared (Agent.ensure): (root, agent id)
+_ENSURED: set[tuple[str, str | None]] = set()
+
 
 def _file_key(path: os.PathLike) -> FileKey:
     try:
@@ -67,7 +75,6 @@ def event_seq(rec: dict[str, Any]) -> int | None:
 class Agent:
     def __init__(self, home: Home) -> None:
         self.home = home
-        self.id = home.agent_id
         self._lock_depth = 0
         self._lock = FileLock(home.state_lock)
         self._state: AgentState | None = None
@@ -76,11 +83,30 @@ class Agent:
         self._events_end: tuple[int, int] | None = (
             None  # (size of events.jsonl, its last event_seq)
         )
-        # a clone has only what git keeps: runtime directories, an upgrade, a run state
-        home.ensure_runtime()
-        migrate.ensure_current(home)
-        if not home.state_json.exists() and home.agent_json.exists():
+        self._ensured = False
+
+    def ensure(self) -> Agent:
+        """Make the home usable: a clone has only what git keeps, so re-create the runtime
+        directories, upgrade an older format, and rebuild a missing run state. The directories
+        and the upgrade are done once per process per home; the run state is checked once per
+        Agent. Every read or write of the Agent runs this first; call it to prepare a home
+        before touching it by path."""
+        if self._ensured:
+            return self
+        key = (os.fspath(self.home.root), self.id)
+        if key not in _ENSURED:
+            self.home.ensure_runtime()
+            migrate.ensure_current(self.home)
+            if self.home.agent_json.exists():  # not a home yet: the next Agent tries again
+                _ENSURED.add(key)
+        self._ensured = True
+        if not self.home.state_json.exists() and self.home.agent_json.exists():
             self.state()
+        return self
+
+    @property
+    def id(self) -> str:
+        return self.home.agent_id  # read from agent.json when the Home was not given it
 
     def __repr__(self) -> str:
         return f"Agent({self.id!r}, {str(self.home.root)!r})"
@@ -89,6 +115,7 @@ class Agent:
     @contextmanager
     def state_lock(self) -> Iterator[None]:
         """Re-entrant within this process; a short section across processes."""
+        self.ensure()
         if self._lock_depth == 0:
             self.home.locks.mkdir(parents=True, exist_ok=True)
             self._lock.acquire(blocking=True, timeout=60.0)
@@ -103,6 +130,7 @@ class Agent:
     # -- state -----------------------------------------------------------
     def state(self) -> AgentState:
         """The current state; treat it as read-only (change it through update_state)."""
+        self.ensure()
         if self._state is None or self._keys() != self._state_key:
             self._load()
         assert self._state is not None
@@ -200,6 +228,7 @@ class Agent:
 
     def identity(self) -> dict[str, Any]:
         """agent.json, checked (holon.home.layout.read_identity): `corrupt_state` names it."""
+        self.ensure()
         return read_identity(self.home.agent_json)
 
     # -- ledgers ---------------------------------------------------------
@@ -273,6 +302,7 @@ class Agent:
         return rec
 
     def transcript_offset(self) -> int:
+        self.ensure()
         return jsonl.end_offset(self.home.transcript)  # logical: across rotated segments
 
     def brief(

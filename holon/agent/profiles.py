@@ -3,7 +3,7 @@
 `public_named` gets every tool: the built-in catalog and the plugins loaded with
 HOLON_TOOL_PLUGINS. `private_child` gets a fixed allow list of built-in tools by name: everything
 but UseWorkspace / DetachWorkspace (its parent binds its workspace at spawn); its NotifyOperator
-goes to its supervising parent, not the operator (holon.tasks.childnotify). SpawnAgent stays:
+goes to its supervising parent, not the operator (holon.tasks.child.childnotify). SpawnAgent stays:
 the delegation limits bind it, and it refuses a child `preset=public_named` (holon.tools.agents).
 A plugin, or a built-in tool added later and not yet listed here, is refused to a child: the list
 fails closed, never widens by itself. Stdlib only: read on every provider round.

@@ -13,8 +13,9 @@ namespace the key itself is masked (`/dev/null` bound over it, holon.sandbox.con
 keys of the agents above a private child; every other agent's key is hidden with the rest of
 $HOLON_HOME (a private child's siblings with their parent's `children/`). The mask holds the
 file the key was when the command started, so the key is made before any command starts
-(holon.tasks.command) and never replaced while valid. Without a mount namespace (Landlock alone
-grants reads everywhere) a command can read the key but still cannot write into the queue.
+(holon.tasks.command.command) and never replaced while valid. Without a mount namespace
+(Landlock alone grants reads everywhere) a command can read the key but still cannot write into
+the queue.
 """
 
 from __future__ import annotations

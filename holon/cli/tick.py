@@ -95,6 +95,7 @@ def _tick(
     """Tick the agents, appending each one's report to `reports` as it ends; the exit code. One
     agent that cannot be ticked is reported and the others still run."""
     from holon.errors import UsageError
+    from holon.ops import tickreport
 
     if not agents and not all_agents:
         raise UsageError(
@@ -112,11 +113,11 @@ def _tick(
             )
         chosen = parse(shard) if shard is not None else None
         tick_one = lambda h: _one(h, until_idle, model, wait, commit)  # noqa: E731
-        for _ in range(MAX_PASSES if until_idle else 1):
+        for _ in range(tickreport.MAX_PASSES if until_idle else 1):
             done: list[dict] = []
             sweep(tick_one, done.append, shard=chosen)
-            _merge(reports, done)
-            if not any(_progressed(r) for r in done):
+            tickreport.merge(reports, done)
+            if not any(tickreport.progressed(r) for r in done):
                 break  # a pass where no agent had work: every agent is idle
     else:
         if shard is not None:
@@ -124,34 +125,7 @@ def _tick(
                 "--shard goes with --all", kind="bad_shard", hint="holon tick --all --shard 0/2"
             )
         _named(agents, until_idle, wait, model, commit, reports)
-    return _exit_code(reports, all_agents)
-
-
-# --all --until-idle passes again while a pass ran anything: work one agent's turn made for
-# another (a child it spawned, the task_result that wakes its parent) runs in the same command
-MAX_PASSES = 100
-
-
-def _progressed(report: dict) -> bool:
-    """Did the agent's tick do work another agent may now be waiting on?"""
-    return bool(report.get("turns") or report.get("recovered") or report.get("fired"))
-
-
-def _merge(reports: list[dict], more: list[dict]) -> None:
-    """Add one pass's reports, an agent already reported once keeping one report: its lists
-    extended, its outcome the later one unless that is `idle`."""
-    seen = {(r.get("agent_id"), r.get("home")): r for r in reports}
-    for r in more:
-        old = seen.get((r.get("agent_id"), r.get("home")))
-        if old is None:
-            reports.append(r)
-            seen[(r.get("agent_id"), r.get("home"))] = r
-            continue
-        for key, value in r.items():
-            if isinstance(value, list):
-                old[key] = old.get(key, []) + value
-            elif key != "outcome" or value != "idle":
-                old[key] = value
+    return tickreport.exit_code(reports, all_agents)
 
 
 def _named(agents, until_idle, wait, model, commit, reports: list[dict]) -> None:
@@ -167,7 +141,7 @@ def _named(agents, until_idle, wait, model, commit, reports: list[dict]) -> None
 
 def _one(home, until_idle, model, wait, commit, reraise: bool = False) -> dict:
     """One agent's tick and its report; with --all, a failure is reported, never raised."""
-    from holon.errors import HolonError
+    from holon.ops import tickreport
     from holon.runtime.tick import tick
 
     try:
@@ -175,14 +149,8 @@ def _one(home, until_idle, model, wait, commit, reraise: bool = False) -> dict:
     except Exception as exc:  # with --all, one agent's failure never stops the others
         if reraise:
             raise
-        report = {"agent_id": home.agent_id, "outcome": "error", "home": str(home.root)}
-        if isinstance(exc, HolonError):
-            hint = f" ({exc.hint})" if exc.hint else ""
-            report["error"] = f"{exc.kind}: {exc.message}{hint}"
-        else:
-            report["error"] = f"internal_error: {type(exc).__name__}: {exc}"
-        return report
-    if report.get("turns") and _commits(commit):
+        return tickreport.error_report(home, exc)
+    if report.get("turns") and tickreport.commits(commit):
         from holon.ops.commit import commit_turns
 
         warning = commit_turns(home, report["turns"])
@@ -191,43 +159,21 @@ def _one(home, until_idle, model, wait, commit, reraise: bool = False) -> dict:
     return report
 
 
-def _exit_code(reports: list[dict], all_agents: bool) -> int:
-    """1 if a turn failed or an agent could not be ticked; 3 if a named agent is paused or
-    stopped with work queued; else 0."""
-    code = 0
-    for r in reports:
-        if r["outcome"] in ("missing", "broken", "error"):
-            code = max(code, 1)
-        if any(t["status"] == "failed" for t in r.get("turns", [])):
-            code = max(code, 1)
-        if r["outcome"] in ("paused", "stopped") and not all_agents:
-            code = 3
-    return code
-
-
-def _commits(flag: bool) -> bool:
-    """--commit, or `[git] commit_after_turn = true` in config.toml."""
-    if flag:
-        return True
-    from holon import config
-
-    return config.get("git.commit_after_turn") is True
-
-
 def _logged(run, reports: list[dict], what: str) -> None:
     """Run the tick for a scheduler: the report goes to the log; stderr hears only of failures."""
     from holon.errors import HolonError
+    from holon.ops import tickreport
 
     try:
         code, error = run(), []
     except HolonError as exc:
-        code, error = exc.exit_code, _error_lines(exc.kind, exc.message, exc.hint)
+        code, error = exc.exit_code, tickreport.error_lines(exc.kind, exc.message, exc.hint)
     except Exception as exc:  # a bug: logged, then reported by the root group as usual
-        error = _error_lines("internal_error", f"{type(exc).__name__}: {exc}")
-        _report(what, 1, _texts(reports), error, print_error=False)
+        error = tickreport.error_lines("internal_error", f"{type(exc).__name__}: {exc}")
+        _report(what, 1, tickreport.texts(reports), error, print_error=False)
         raise
-    lines = _texts(reports)
-    if code == 0 and not lines and not error:
+    lines = tickreport.texts(reports)
+    if tickreport.nothing_to_log(code, lines, error):
         click.get_current_context().exit(0)  # nothing to report: nothing is written
     click.get_current_context().exit(_report(what, code, lines, error))
 
@@ -235,69 +181,15 @@ def _logged(run, reports: list[dict], what: str) -> None:
 def _report(
     what: str, code: int, lines: list[str], error: list[str], print_error: bool = True
 ) -> int:
-    """Append the run's block to tick.log; when the run failed, or the log cannot be written,
-    print the report and where the log is on stderr. Returns the exit code."""
-    from holon.ops import ticklog
+    """Log the run (holon.ops.tickreport.log); when it failed, print the report and where the
+    log is on stderr. Returns the exit code."""
+    from holon.ops import tickreport
 
-    path = ticklog.log_path()
-    try:
-        ticklog.append(path, ticklog.block(what, code, lines + error))
-        trailer = [f"log: {path}"]
-    except OSError as exc:
-        why = f"cannot write {path}: {exc.strerror or exc}"
-        trailer = _error_lines("log_failed", why, "check that $HOLON_HOME/logs is writable")
-        code = code or 1
+    code, trailer = tickreport.log(what, code, lines, error)
     if code:
         for line in lines + (error if print_error else []) + trailer:
             click.echo(line, err=True)
     return code
-
-
-def _error_lines(kind: str, message: str, hint: str | None = None) -> list[str]:
-    """An error as the root group prints it."""
-    return [f"holon: {kind}: {message}"] + ([f"hint: {hint}"] if hint else [])
-
-
-def _texts(reports: list[dict]) -> list[str]:
-    """The report for the log and for stderr: a failed turn also says why."""
-    return [text for text, _ in _lines(reports, why=True)]
-
-
-def _lines(reports: list[dict], why: bool = False) -> list[tuple[str, bool]]:
-    """The human report: (text, for stderr) per agent that did something."""
-    out = []
-    for r in reports:
-        if r["outcome"] == "idle" and not r.get("fired") and not r.get("recovered"):
-            continue
-        line = f"{r['agent_id']}: {r['outcome']}"
-        for t in r.get("turns", []):
-            line += f"\n  {t['message_id']} {t['status']}"
-            if t["status"] == "deferred" and t.get("not_before"):
-                line += f" until {t['not_before']} (provider outage; retried then)"
-            failure = t.get("failure_artifact") or {}
-            if why and failure.get("summary"):
-                line += f"\n    {failure.get('kind') or 'failed'}: {failure['summary']}"
-        if r.get("held"):
-            line += f"\n  {r['held']['message']}"
-        if r.get("capped"):
-            line += (
-                f"\n  stopped at its cap of {r['capped']['cap']} self-driven turns in a row "
-                f"(`holon briefs {r['agent_id']}` says how to go on)"
-            )
-        if r.get("dead_lettered"):
-            line += f"\n  dead-lettered: {', '.join(r['dead_lettered'])}"
-        if r["outcome"] in ("missing", "broken"):
-            line += f" {r.get('home')}: {r.get('problem')}"
-            line += f"\n  file: {r['file']}" if r.get("file") else ""
-            line += "\nhint: fix or restore the file, or `holon agents forget ID` for a home gone"
-        if r["outcome"] == "error":
-            line += f" {r.get('home')}\n  {r.get('error')}"
-        if r.get("commit_warning"):
-            line += f"\n  commit: {r['commit_warning']}"
-        if r["outcome"] in ("paused", "stopped"):
-            line += f"\nhint: run `holon resume {r['agent_id']}` to process its queue"
-        out.append((line, r["outcome"] in ("paused", "stopped", "missing", "broken", "error")))
-    return out
 
 
 def _print(reports: list[dict], as_json: bool) -> None:
@@ -306,5 +198,7 @@ def _print(reports: list[dict], as_json: bool) -> None:
 
         click.echo(json.dumps({"agents": reports}, ensure_ascii=False, indent=2))
         return
-    for line, to_stderr in _lines(reports):
+    from holon.ops import tickreport
+
+    for line, to_stderr in tickreport.lines(reports):
         click.echo(line, err=to_stderr)

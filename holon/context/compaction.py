@@ -15,7 +15,7 @@ from typing import Any
 
 from holon import clock
 from holon.agent.handle import Agent
-from holon.context import episodes, evidence, memory
+from holon.context import episodes, evidence, workingmemory
 from holon.context.history import Turn
 from holon.model.records import AgentState
 from holon.store import jsonl
@@ -59,7 +59,7 @@ def _legacy_episodes(agent: Agent, turns: list[Turn], current: dict[str, Any]) -
                 builder,
                 agent_id=agent.id,
                 reason="compaction",
-                carry_forward=memory.carry_forward(current),
+                carry_forward=workingmemory.carry_forward(current),
                 waiting=None,
             )
         )
@@ -94,7 +94,7 @@ def fold(
                 builder,
                 agent_id=agent.id,
                 reason="compaction",
-                carry_forward=memory.carry_forward(wm.current),
+                carry_forward=workingmemory.carry_forward(wm.current),
                 waiting=wm.current.get("waiting"),
             )
         )
@@ -115,7 +115,7 @@ def fold(
         "before_tokens": before_tokens,
         "after_tokens": after_tokens,
     }
-    snapshot = memory.render(wm.current)
+    snapshot = workingmemory.render(wm.current)
 
     def apply(s: AgentState) -> None:
         c = s.context

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from holon.agent.handle import Agent
-from holon.context import episodes, evidence, memory
+from holon.context import episodes, evidence, workingmemory
 from holon.model.records import AgentState, WorkingMemory
 
 
@@ -28,7 +28,7 @@ def merge(
         return []
     ev = evidence.turn_evidence(message, rounds, results)
     wm = state.working_memory
-    memory.advance(wm, memory.derive(agent, state, ev))
+    workingmemory.advance(wm, workingmemory.derive(agent, state, ev))
     records: list[dict[str, Any]] = []
     builder = wm.active_episode_builder
     if builder is not None and builder.get("work_item_id") != turn.get("work_item_id"):
@@ -69,6 +69,6 @@ def _close(agent: Agent, wm: WorkingMemory, builder: dict[str, Any], reason: str
         builder,
         agent_id=agent.id,
         reason=reason,
-        carry_forward=memory.carry_forward(wm.current),
+        carry_forward=workingmemory.carry_forward(wm.current),
         waiting=wm.current.get("waiting"),
     )

@@ -201,7 +201,7 @@ class Home:
     memory = property(lambda self: self.root / "memory")
     skills = property(lambda self: self.root / "skills")
     work_items_dir = property(lambda self: self.root / "work-items")
-    # the homes of this agent's private children (SpawnAgent, holon.tasks.children)
+    # the homes of this agent's private children (SpawnAgent, holon.tasks.child.children)
     children_dir = property(lambda self: self.dot / "children")
     # the public agents this agent's turns created (SpawnAgent public_named, holon.agent.lineage)
     spawned = property(lambda self: self.dot / "spawned.jsonl")

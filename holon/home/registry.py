@@ -148,8 +148,9 @@ def _write(agents: dict[str, str], gone: dict[str, str]) -> None:
 
 
 def archived() -> dict[str, str]:
-    """id -> home path of the archived private children (holon.tasks.childend): kept with their
-    ledgers for inspection, never ticked; {} when there are none or the registry is unreadable."""
+    """id -> home path of the archived private children (holon.tasks.child.childend): kept with
+    their ledgers for inspection, never ticked; {} when there are none or the registry is
+    unreadable."""
     try:
         data = jsonfile.object_of(registry_path(), MAX_BYTES) or {}
     except jsonfile.Unreadable:

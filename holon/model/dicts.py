@@ -41,7 +41,7 @@ class CommandTaskRecord(TaskRecord):
 
 
 class ChildTaskRecord(TaskRecord):
-    """A private child agent under supervision (holon.tasks.children.new_record)."""
+    """A private child agent under supervision (holon.tasks.child.children.new_record)."""
 
     phase: str
     label: str

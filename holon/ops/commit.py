@@ -50,7 +50,7 @@ def commit(home: Home, turns: list[dict[str, Any]]) -> dict[str, Any]:
     except (LockBusy, FileNotFoundError):
         return out  # a tick is running: its own commit will include these changes
     try:
-        Agent(home)  # a home older than format 2 gets its .gitignore before anything is staged
+        Agent(home).ensure()  # a home older than format 2 gets its .gitignore before staging
         out.update(_commit(home, settled))
     except (GitFailed, HolonError) as exc:
         out["warning"] = f"{home.agent_id}: the home was not committed: {exc}"

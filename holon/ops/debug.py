@@ -41,7 +41,7 @@ def _sources(home: Home, anchor: Path, refused: set[str]) -> list[dict[str, Any]
 
 
 def next_prompt(home: Home, model: str | None = None) -> dict[str, Any]:
-    agent = Agent(home)
+    agent = Agent(home).ensure()
     chain = context.model_chain(agent, model)
     if chain is None:
         raise UsageError(

@@ -80,7 +80,7 @@ def gc(home: Home, *, dry_run: bool = False, now: float | None = None) -> GcRepo
         report.outcome = "busy"
         return report
     try:
-        agent = Agent(home)
+        agent = Agent(home).ensure()
         plan(agent, report, time.time() if now is None else now)
         if not dry_run:
             for r in report.removed:

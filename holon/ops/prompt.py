@@ -43,7 +43,7 @@ def prompt(
     """Admit an operator prompt (after the checks a turn would otherwise fail on) and, with
     `wait`, tick until it is settled. The message carries `model`, and so does the work it
     causes. `on_admitted` is told the message id before any tick runs."""
-    agent = Agent(home)
+    agent = Agent(home).ensure()
     admission.check_runnable(home)
     body = admission.text_body(text)
     admission.check_text(body, ingress)

@@ -16,7 +16,7 @@ from holon.errors import HolonError
 from holon.home import stateview
 from holon.home.layout import Home
 from holon.sandbox import confine
-from holon.tasks import children, childview
+from holon.tasks.child import children, childview
 
 
 def _count(path: os.PathLike) -> int:
@@ -27,7 +27,7 @@ def _count(path: os.PathLike) -> int:
 
 
 def agent_summary(home: Home) -> dict[str, Any]:
-    agent = Agent(home)
+    agent = Agent(home).ensure()
     stored = stateview.current(home)
     if stored is not None:
         try:

@@ -20,7 +20,7 @@ from holon.tools.base import CallOutcome
 
 
 def call(home: Home, name: str, arguments: dict[str, Any]) -> CallOutcome:
-    agent = Agent(home)
+    agent = Agent(home).ensure()
     outcome = registry.call(tool_context(agent), name, arguments)
     if outcome.effects is not None:
         apply_effects(agent, outcome.effects)

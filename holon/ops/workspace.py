@@ -17,7 +17,7 @@ from holon.store.locks import FileLock
 
 @contextmanager
 def _turn_held(home: Home) -> Iterator[Agent]:
-    agent = Agent(home)  # makes the locks directory of a fresh clone
+    agent = Agent(home).ensure()  # makes the locks directory of a fresh clone
     lock = FileLock(home.turn_lock)
     lock.acquire(blocking=False)  # LockBusy: the CLI reports `busy`
     try:

@@ -14,7 +14,7 @@ import hashlib
 from pathlib import Path
 
 from holon import confined, safetext
-from holon.context import memory
+from holon.context import workingmemory
 from holon.home.layout import Home
 from holon.model.conversation import PromptBlock, PromptCache, PromptFrame
 from holon.prompt import skills
@@ -106,7 +106,7 @@ def system_blocks(
                 text=f"# Agent instructions ({home.agents_md})\n\n{agents_md}",
             )
         )
-    for name, path, text in memory.memory_files(home, refused):
+    for name, path, text in workingmemory.memory_files(home, refused):
         blocks.append(
             PromptBlock(
                 name=f"memory_{name}",

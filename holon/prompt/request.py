@@ -6,6 +6,10 @@ compactions, each turn opening with its message and its turn-scoped context), an
 turn. When the whole does not fit, the oldest turns are folded into episodes (holon.context
 .compaction); a turn too long on its own is cut (holon.context.fit): its message and newest
 rounds stay, older results are shown by their canonical summary and a file with the full output.
+
+`assemble_request` sizes the request (`_sizing`: budget and fixed part), plans what to drop
+(`plan_drop`, pure), writes the compaction that plan needs (`_compact`, only with `persist`),
+then lays out the request and its manifest (`_manifest_blocks`, `_manifest`).
 """
 
 from __future__ import annotations
@@ -306,6 +310,250 @@ def episode_block(agent: Agent, start: int, budget_raw: int) -> tuple[str, list[
 # -- the whole request ---------------------------------------------------------------------------
 
 
+@dataclass
+class DropPlan:
+    """What the budget leaves out of the prompt: the oldest `count` prior turns, folded into
+    episodes, and where the window starts without them. `before` and `after` are the raw token
+    estimates of the request with and without them."""
+
+    count: int = 0
+    new_start: int | None = None
+    before: int = 0
+    after: int = 0
+
+
+def plan_drop(
+    prior: PriorCache, fixed: int, ep_cap: int, current_full: int, raw_budget: int, stop: int | None
+) -> DropPlan:
+    """Pure: how many of the oldest prior turns to drop so that the rest fits `raw_budget` (all of
+    them when the current turn alone does not fit beside the fixed part and the episode block)."""
+    if current_full > raw_budget - fixed - ep_cap:
+        drop = len(prior.turns)
+    else:
+        drop = fit.turns_to_drop(prior.tokens, fixed + ep_cap, current_full, raw_budget)
+    if not drop:
+        return DropPlan()
+    if drop < len(prior.turns):
+        new_start = prior.turns[drop].offset
+    else:
+        new_start = stop if stop is not None else prior.turns[-1].end
+    before = fixed + sum(prior.tokens) + current_full
+    after = fixed + sum(_drop_prior(prior, drop).tokens) + current_full
+    return DropPlan(drop, new_start, before, after)
+
+
+def _compact(
+    agent: Agent,
+    plan: DropPlan,
+    dropped: list[history.Turn],
+    budget: window.Budget,
+    *,
+    persist: bool,
+    reason: str,
+    turn_id: str | None,
+) -> dict[str, Any]:
+    """The write: fold the dropped turns into episodes and move the window (holon.context
+    .compaction). Without `persist` it is only described, for the manifest."""
+    if not persist:
+        return {"planned": True, "folded_turns": plan.count, "window_start": plan.new_start}
+    return compaction.fold(
+        agent,
+        dropped,
+        plan.new_start,
+        reason=reason,
+        turn_id=turn_id,
+        before_tokens=budget.scaled(plan.before),
+        after_tokens=budget.scaled(plan.after),
+    )
+
+
+def _current_full(agent: Agent, current: CurrentTurn | None) -> int:
+    """The current turn's tokens when nothing of it is shortened."""
+    if current is None:
+        return 0
+    head, rounds = _rounds(current.entries)
+    full = sum(history.item_tokens(i) for i in history.items_from(head))
+    return full + sum(_view(agent, current, i, r).full_tokens for i, r in enumerate(rounds))
+
+
+def _manifest_blocks(
+    budget: window.Budget,
+    blocks: list[Any],
+    defs: list[ToolDefinition],
+    tools_json: str,
+    episodes_: tuple[int, list[str]],
+    prior: PriorCache,
+    current: tuple[int, int, fit.TurnCut],
+    start: int,
+) -> list[dict[str, Any]]:
+    """The manifest's account of each part of the request. `episodes_` is (tokens, ids);
+    `current` is (tokens, items, cut) of the current turn."""
+    ep_tokens, ep_ids = episodes_
+    current_tokens, current_items, cut = current
+    return [
+        {
+            "name": "policy",
+            "kind": "system",
+            "tokens": budget.scaled(window.estimate(assemble.POLICY)),
+        },
+        *[
+            {
+                "name": b.name,
+                "kind": "system",
+                "tokens": budget.scaled(window.estimate(b.text)),
+                "cache_breakpoint": b.cache_breakpoint,
+            }
+            for b in blocks
+        ],
+        {
+            "name": "tools",
+            "kind": "tools",
+            "count": len(defs),
+            "tokens": budget.scaled(window.estimate(tools_json)),
+        },
+        {
+            "name": "episodes",
+            "kind": "context",
+            "tokens": budget.scaled(ep_tokens),
+            "episodes": ep_ids,
+        },
+        {
+            "name": "conversation",
+            "kind": "conversation",
+            "tokens": budget.scaled(sum(prior.tokens)),
+            "turns": len(prior.turns),
+            "items": sum(len(i) for i in prior.items),
+            "window_start": start,
+        },
+        {
+            "name": "current_turn",
+            "kind": "conversation",
+            "tokens": budget.scaled(current_tokens),
+            "items": current_items,
+            "rounds_summarized": cut.summarized - cut.elided,
+            "rounds_omitted": cut.elided,
+        },
+    ]
+
+
+@dataclass
+class Sizing:
+    """The budget of one request and its fixed part (policy, system blocks, tool catalog)."""
+
+    budget: window.Budget
+    raw_budget: int  # the prompt budget in uncalibrated tokens
+    tools_json: str
+    blocks: list[Any]
+    refused: list[Any]  # files left out of the prompt (holon.confined), for the manifest
+    fixed: int
+    ep_cap: int  # tokens for the episode block
+
+
+def _sizing(
+    agent: Agent,
+    ctx: Any,
+    model_ref: str,
+    max_output_tokens: int,
+    defs: list[ToolDefinition],
+    guidance: list[str],
+    workspace_root: Path,
+    calibration: dict[str, float] | None,
+    tools_json: str | None,
+) -> Sizing:
+    budget = window.budget_for(
+        model_ref,
+        max_output_tokens,
+        ratio=(calibration if calibration is not None else ctx.calibration).get(model_ref, 1.0),
+        learned=ctx.learned_window.get(model_ref),
+    )
+    raw_budget = int(budget.prompt / budget.ratio)
+    if tools_json is None:
+        tools_json = json.dumps([d.model_dump() for d in defs], sort_keys=True)
+    refused: list[Any] = []
+    blocks = assemble.system_blocks(
+        agent.home, tool_guidance=guidance, workspace_root=workspace_root, refused=refused
+    )
+    fixed = window.estimate(assemble.POLICY) + window.estimate(tools_json)
+    fixed += sum(window.estimate(b.text) + 2 for b in blocks)
+    ep_cap = min(int(raw_budget * EPISODE_SHARE), EPISODE_MAX)
+    return Sizing(budget, raw_budget, tools_json, blocks, refused, fixed, ep_cap)
+
+
+@dataclass
+class Fitted:
+    """The prior turns that fit, and what it took: a compaction (carried out, or only planned
+    without `persist`), and whether the window moved on disk (then the state is read again)."""
+
+    prior: PriorCache
+    start: int  # where the window starts
+    compaction: dict[str, Any] | None = None
+    moved: bool = False
+
+
+def _fit_window(
+    agent: Agent,
+    sz: Sizing,
+    current: CurrentTurn | None,
+    cache: PriorCache | None,
+    *,
+    persist: bool,
+    reason: str,
+) -> Fitted:
+    """Read the prior turns, plan what to drop (plan_drop) and, with `persist`, write it."""
+    ctx = agent.state().context
+    stop = current.offset if current is not None else None
+    max_scan = max(MIN_SCAN_BYTES, sz.raw_budget * 16)
+    prior = _prior(agent, ctx.window_start, stop, cache or PriorCache(), max_scan)
+    moved = False
+    if prior.rebase is not None and persist:
+        _rebase(agent, prior.rebase)
+        prior.start, prior.rebase = prior.rebase, None
+        ctx, moved = agent.state().context, True
+    plan = plan_drop(prior, sz.fixed, sz.ep_cap, _current_full(agent, current), sz.raw_budget, stop)
+    if not plan.count:
+        return Fitted(prior, ctx.window_start, None, moved)
+    dropped = prior.turns[: plan.count]
+    prior = _drop_prior(prior, plan.count)
+    turn_id = current.turn_id if current else None
+    info = _compact(
+        agent, plan, dropped, sz.budget, persist=persist, reason=reason, turn_id=turn_id
+    )
+    if not persist:
+        return Fitted(prior, plan.new_start, info, moved)  # type: ignore[arg-type]
+    return Fitted(prior, agent.state().context.window_start, info, True)
+
+
+def _manifest(
+    model_ref: str,
+    sz: Sizing,
+    raw: int,
+    blocks: list[dict[str, Any]],
+    ep_ids: list[str],
+    items: list[Any],
+    frame: Any,
+    state: Any,
+    compaction_info: dict[str, Any] | None,
+) -> dict[str, Any]:
+    budget = sz.budget
+    return {
+        "model_ref": model_ref,
+        "context_window": budget.window,
+        "output_reserve": budget.reserve,
+        "prompt_budget": budget.prompt,
+        "calibration_ratio": budget.ratio,
+        "estimated_tokens": budget.scaled(raw),
+        "blocks": blocks,
+        "episodes": ep_ids,
+        "conversation_items": len(items),
+        "prompt_cache_key": frame.cache.prompt_cache_key if frame.cache else None,
+        "context_fingerprint": frame.cache.context_fingerprint if frame.cache else None,
+        "compression_epoch": state.context.compression_epoch,
+        "working_memory_revision": state.working_memory.revision,
+        "compaction": compaction_info,
+        "refused_files": [r.to_dict() for r in sz.refused],
+    }
+
+
 def assemble_request(
     agent: Agent,
     model_ref: str,
@@ -326,153 +574,42 @@ def assemble_request(
     `tools_json` is the canonical JSON of `defs` when the caller has it cached (it is sized and
     hashed into the cache key every round)."""
     state = agent.state()
-    ctx = state.context
-    budget = window.budget_for(
-        model_ref,
-        max_output_tokens,
-        ratio=(calibration if calibration is not None else ctx.calibration).get(model_ref, 1.0),
-        learned=ctx.learned_window.get(model_ref),
-    )
-    raw_budget = int(budget.prompt / budget.ratio)
-    if tools_json is None:
-        tools_json = json.dumps([d.model_dump() for d in defs], sort_keys=True)
-    refused: list[Any] = []  # files left out of the prompt (holon.confined), for the manifest
-    blocks = assemble.system_blocks(
-        agent.home, tool_guidance=guidance, workspace_root=workspace_root, refused=refused
-    )
-    fixed = window.estimate(assemble.POLICY) + window.estimate(tools_json)
-    fixed += sum(window.estimate(b.text) + 2 for b in blocks)
-    ep_cap = min(int(raw_budget * EPISODE_SHARE), EPISODE_MAX)
-
-    stop = current.offset if current is not None else None
-    max_scan = max(MIN_SCAN_BYTES, raw_budget * 16)
-    prior = _prior(agent, ctx.window_start, stop, cache or PriorCache(), max_scan)
-    if prior.rebase is not None and persist:
-        _rebase(agent, prior.rebase)
-        prior.start, prior.rebase = prior.rebase, None
+    sz = _sizing(
+        agent, state.context, model_ref, max_output_tokens, defs, guidance, workspace_root,
+        calibration, tools_json,
+    )  # fmt: skip
+    fitted = _fit_window(agent, sz, current, cache, persist=persist, reason=reason)
+    prior = fitted.prior
+    if fitted.moved:
         state = agent.state()
-        ctx = state.context
-    current_full = 0
-    if current is not None:
-        head, rounds = _rounds(current.entries)
-        current_full = sum(history.item_tokens(i) for i in history.items_from(head))
-        current_full += sum(_view(agent, current, i, r).full_tokens for i, r in enumerate(rounds))
-    room = raw_budget - fixed - ep_cap
-    if current_full > room:
-        drop = len(prior.turns)
-    else:
-        drop = fit.turns_to_drop(prior.tokens, fixed + ep_cap, current_full, raw_budget)
-    compaction_info: dict[str, Any] | None = None
-    if drop:
-        before = fixed + sum(prior.tokens) + current_full
-        new_start = (
-            prior.turns[drop].offset
-            if drop < len(prior.turns)
-            else (stop if stop is not None else prior.turns[-1].end)
-        )
-        dropped = prior.turns[:drop]
-        prior = _drop_prior(prior, drop)
-        after = fixed + sum(prior.tokens) + current_full
-        if persist:
-            compaction_info = compaction.fold(
-                agent,
-                dropped,
-                new_start,
-                reason=reason,
-                turn_id=current.turn_id if current else None,
-                before_tokens=budget.scaled(before),
-                after_tokens=budget.scaled(after),
-            )
-            state = agent.state()
-            ctx = state.context
-        else:
-            compaction_info = {"planned": True, "folded_turns": drop, "window_start": new_start}
-    start = ctx.window_start if persist or not drop else compaction_info["window_start"]
-    ep_text, ep_ids = episode_block(agent, start, ep_cap)
+    ep_text, ep_ids = episode_block(agent, fitted.start, sz.ep_cap)
     ep_tokens = window.estimate(ep_text) if ep_text else 0
-    items: list[Any] = [i for its in prior.items for i in its]
     prior_tokens = sum(prior.tokens)
-    cut = fit.TurnCut(0, 0)
-    current_tokens = 0
-    if current is not None:
-        room = raw_budget - fixed - ep_tokens - prior_tokens
-        cur_items, cut, current_tokens = _current_items(agent, current, room, persist)
-        items += cur_items
-    frame = assemble.build_frame(
-        agent.home,
-        tool_guidance=guidance,
-        workspace_root=workspace_root,
-        tools_digest=tools_json,
-        episode_block=ep_text,
-        working_memory_revision=state.working_memory.revision,
-        compression_epoch=ctx.compression_epoch,
+    room = sz.raw_budget - sz.fixed - ep_tokens - prior_tokens
+    cur_items, cut, current_tokens = (
+        _current_items(agent, current, room, persist)
+        if current is not None
+        else ([], fit.TurnCut(0, 0), 0)
     )
+    items: list[Any] = [i for its in prior.items for i in its] + cur_items
+    frame = assemble.build_frame(
+        agent.home, tool_guidance=guidance, workspace_root=workspace_root,
+        tools_digest=sz.tools_json, episode_block=ep_text,
+        working_memory_revision=state.working_memory.revision,
+        compression_epoch=state.context.compression_epoch,
+    )  # fmt: skip
     request = ProviderRequest(
         model_ref=model_ref,
         frame=frame,
         conversation=items,
         tools=defs,
-        max_output_tokens=min(max_output_tokens, budget.reserve),
+        max_output_tokens=min(max_output_tokens, sz.budget.reserve),
     )
-    raw = fixed + ep_tokens + prior_tokens + current_tokens
-    manifest = {
-        "model_ref": model_ref,
-        "context_window": budget.window,
-        "output_reserve": budget.reserve,
-        "prompt_budget": budget.prompt,
-        "calibration_ratio": budget.ratio,
-        "estimated_tokens": budget.scaled(raw),
-        "blocks": [
-            {
-                "name": "policy",
-                "kind": "system",
-                "tokens": budget.scaled(window.estimate(assemble.POLICY)),
-            },
-            *[
-                {
-                    "name": b.name,
-                    "kind": "system",
-                    "tokens": budget.scaled(window.estimate(b.text)),
-                    "cache_breakpoint": b.cache_breakpoint,
-                }
-                for b in blocks
-            ],
-            {
-                "name": "tools",
-                "kind": "tools",
-                "count": len(defs),
-                "tokens": budget.scaled(window.estimate(tools_json)),
-            },
-            {
-                "name": "episodes",
-                "kind": "context",
-                "tokens": budget.scaled(ep_tokens),
-                "episodes": ep_ids,
-            },
-            {
-                "name": "conversation",
-                "kind": "conversation",
-                "tokens": budget.scaled(prior_tokens),
-                "turns": len(prior.turns),
-                "items": sum(len(i) for i in prior.items),
-                "window_start": start,
-            },
-            {
-                "name": "current_turn",
-                "kind": "conversation",
-                "tokens": budget.scaled(current_tokens),
-                "items": len(items) - sum(len(i) for i in prior.items),
-                "rounds_summarized": cut.summarized - cut.elided,
-                "rounds_omitted": cut.elided,
-            },
-        ],
-        "episodes": ep_ids,
-        "conversation_items": len(items),
-        "prompt_cache_key": frame.cache.prompt_cache_key if frame.cache else None,
-        "context_fingerprint": frame.cache.context_fingerprint if frame.cache else None,
-        "compression_epoch": ctx.compression_epoch,
-        "working_memory_revision": state.working_memory.revision,
-        "compaction": compaction_info,
-        "refused_files": [r.to_dict() for r in refused],
-    }
+    raw = sz.fixed + ep_tokens + prior_tokens + current_tokens
+    current_part = (current_tokens, len(cur_items), cut)
+    blocks = _manifest_blocks(
+        sz.budget, sz.blocks, defs, sz.tools_json, (ep_tokens, ep_ids), prior, current_part,
+        fitted.start,
+    )  # fmt: skip
+    manifest = _manifest(model_ref, sz, raw, blocks, ep_ids, items, frame, state, fitted.compaction)
     return Assembly(request, manifest, raw), prior

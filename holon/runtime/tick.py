@@ -36,7 +36,8 @@ from holon.runtime.turn import closure, loop, outage
 from holon.runtime.turn.state import TurnResult
 from holon.store import atomic
 from holon.store.locks import FileLock, LockBusy
-from holon.tasks import childend, recovery
+from holon.tasks import recovery
+from holon.tasks.child import childend
 
 DEFAULT_DELIVERY_LIMIT = 3
 

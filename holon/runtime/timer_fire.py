@@ -10,7 +10,7 @@ from holon.agent import admission, timers
 from holon.agent.handle import Agent
 from holon.errors import HolonError
 from holon.runtime.turn.context import execution_root
-from holon.tasks import command, spawn
+from holon.tasks.command import command, spawn
 
 MAX_LISTED_MISSED = 20
 DEFAULT_GUARD_TIMEOUT_S = 10
@@ -89,7 +89,7 @@ def _run_guard(agent: Agent, guard: str, timeout: int) -> int | str:
         guard, home.root, "/bin/sh", False, False, False, timeout * 1000, root
     )
     try:
-        fin = command.run(home, spec, promote=False)
+        fin = command.run(agent, spec, promote=False)
     except HolonError as exc:
         return exc.kind  # sandbox_unavailable or invalid_sandbox_config: declined, and recorded
     except spawn.SpawnError:

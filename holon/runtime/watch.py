@@ -27,7 +27,7 @@ from holon.paths import agents_dir, holon_home
 from holon.runtime.sweep import sweep
 from holon.runtime.tick import tick
 from holon.store.atomic import DIR_MODE
-from holon.tasks.command import reap_handed_over
+from holon.tasks.command.command import reap_handed_over
 
 MAX_WAIT_S = 1.0
 POLL_S = 0.25  # without watchfiles: how often the index is listed

@@ -11,7 +11,9 @@ from holon.agent.handle import Agent
 from holon.home.layout import Home
 from holon.ids import is_id
 from holon.store.atomic import write_text
-from holon.tasks import childend, children, childview, follow, inputchan, results, spawn, store
+from holon.tasks import results, store
+from holon.tasks.child import childend, children, childview
+from holon.tasks.command import follow, inputchan, spawn
 from holon.text import head_tail
 
 
@@ -162,8 +164,9 @@ def send_input(
 ) -> dict[str, Any]:
     """TaskInputResult; a delivery that cannot happen is a receipt with accepted_input=false.
 
-    With `timeout_ms` it then waits for what the task prints after the input (holon.tasks.follow):
-    until `expect` matches, or the output has been quiet for `settle_ms`, or the task ends.
+    With `timeout_ms` it then waits for what the task prints after the input
+    (holon.tasks.command.follow): until `expect` matches, or the output has been quiet for
+    `settle_ms`, or the task ends.
     """
     rec = get(home, task_id)
     if rec["kind"] == children.KIND:

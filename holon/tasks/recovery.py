@@ -10,7 +10,7 @@ death was lost. Either way a failure artifact records what was found and a
 task_result is admitted, so no task is silently lost. A terminal record whose
 task_result was never admitted gets it now. `AgentState.active_task_ids` is
 then made to match the records (holon.tasks.tracking). A child_agent_task has no supervisor
-process and is never `supervisor_lost`: holon.tasks.childend reconciles it with its child.
+process and is never `supervisor_lost`: holon.tasks.child.childend reconciles it with its child.
 
 A pid is trusted only as far as it can be checked. Where /proc exists, a live
 process counts as the task's supervisor only if its command line names the
@@ -39,7 +39,9 @@ from holon.agent.handle import Agent
 from holon.home.layout import Home
 from holon.procs import NO_PROC, group_leaders, group_members, proc_file, supervises
 from holon.store.atomic import write_text
-from holon.tasks import childend, children, results, spawn, store, tracking
+from holon.tasks import results, store, tracking
+from holon.tasks.child import childend, children
+from holon.tasks.command import spawn
 
 PROMOTION_GRACE_S = 120.0  # an operator's unmarked running record may still be being promoted
 SUPERVISOR_START_S = 10.0  # at most this long for a launched supervisor to write its marker
@@ -69,8 +71,8 @@ def stop_orphans(agent: Agent) -> list[str]:
     """Stop each command that runs with no task record, no marker and no live starter: a process
     killed while it promoted the command, before the record was durable, left it running with
     nobody to own it. It is found by its wrapper, whose command line names its scratch exit file
-    (holon.tasks.spawn); one whose starter (its parent, a holon process) is alive is a command
-    in the foreground, or being promoted, and is left alone. Lists /proc only for a scratch
+    (holon.tasks.command.spawn); one whose starter (its parent, a holon process) is alive is a
+    command in the foreground, or being promoted, and is left alone. Lists /proc only for a scratch
     directory without a record."""
     home, stopped = agent.home, []
     try:
@@ -221,8 +223,14 @@ def _being_promoted(home: Home, record: dict, task_id: str) -> bool:
     return bool(store.read_marker(home, task_id)) or _starter_running(task_id) is True
 
 
+# the supervisor's module as its command line names it; the second is its name before it moved to
+# holon/tasks/command/, which a supervisor started by an older holon still runs under
+SUPERVISOR_NAMES = {b"holon.tasks.command.supervisor", b"holon.tasks.supervisor"}
+
+
 def _starter_running(task_id: str) -> bool | None:
-    """Is a `python -m holon.tasks.supervisor HOME TASK_ID` process alive? None without /proc."""
+    """Is a `python -m holon.tasks.command.supervisor HOME TASK_ID` process alive? None without
+    /proc."""
     try:
         pids = [int(n) for n in os.listdir("/proc") if n.isdigit()]
     except OSError:
@@ -230,7 +238,7 @@ def _starter_running(task_id: str) -> bool | None:
     needle = task_id.encode()
     for pid in pids:
         argv = proc_file(pid, "cmdline").split(b"\0")
-        if b"holon.tasks.supervisor" in argv and needle in argv:
+        if needle in argv and SUPERVISOR_NAMES & set(argv):
             return True
     return False
 

@@ -144,7 +144,8 @@ def admit_result(home: Home, record: dict[str, Any]) -> str | None:
 
 
 def child_result(record: dict[str, Any]) -> dict[str, Any]:
-    """A private child's end: its last brief and its supervision snapshot (holon.tasks.childend)."""
+    """A private child's end: its last brief and its supervision snapshot
+    (holon.tasks.child.childend)."""
     return {
         "task_id": record["id"],
         "kind": record["kind"],

@@ -9,7 +9,7 @@ Layout of one command task directory:
                    removed when the task ends)
     stop_requested present once TaskStop asked the task to stop
     ended, handoff.lock, spawn_error.json   a tty command's end, and who reports it
-                   (holon.tasks.handoff)
+                   (holon.tasks.command.handoff)
 The marker `tasks/active/<task_id>` holds the supervisor pid while it is alive.
 This module is stdlib only: the supervisor and the idle tick import it.
 """

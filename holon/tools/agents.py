@@ -17,7 +17,7 @@ from holon.home.init import init_home, resolve_template
 from holon.home.layout import AGENT_ID, Home
 from holon.paths import agents_dir
 from holon.store.atomic import write_json
-from holon.tasks import children, childview
+from holon.tasks.child import children, childview
 from holon.tools.base import Tool, ToolArgs, ToolContext, ToolFailure, ToolOutput
 
 MAX_MESSAGE_CHARS = 64000

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import Field
 
 from holon.errors import HolonError
-from holon.tasks import command, spawn
+from holon.tasks.command import command, spawn
 from holon.text import head_tail
 from holon.tools.base import RenderPolicy, Tool, ToolArgs, ToolContext, ToolFailure, ToolOutput
 from holon.tools.exec_command import resolve_workdir, sandbox_failure, split_budget
@@ -84,7 +84,7 @@ class ExecCommandBatch(Tool):
         )
         base = {"index": i, "cmd": item.cmd, "workdir": str(spec.workdir)}
         try:
-            fin = command.run(ctx.home, spec, promote=False)
+            fin = command.run(ctx.agent, spec, promote=False)
         except HolonError as exc:  # the sandbox cannot be enforced: no command of the batch runs
             raise sandbox_failure(exc) from None
         except spawn.SpawnError as exc:

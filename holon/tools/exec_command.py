@@ -12,7 +12,8 @@ from pydantic import Field
 from holon.errors import HolonError
 from holon.sandbox import policy as sandbox_policy
 from holon.store.artifacts import write_artifact
-from holon.tasks import command, spawn, store
+from holon.tasks import store
+from holon.tasks.command import command, spawn
 from holon.text import head_tail, pretty_if_json
 from holon.tools.base import RenderPolicy, Tool, ToolArgs, ToolContext, ToolFailure, ToolOutput
 
@@ -212,7 +213,7 @@ class ExecCommand(Tool):
                     },
                 )
         try:
-            outcome = command.run(ctx.home, spec, parent_message_id=ctx.message_id)
+            outcome = command.run(ctx.agent, spec, parent_message_id=ctx.message_id)
         except HolonError as exc:
             raise sandbox_failure(exc) from None
         except spawn.SpawnError as exc:

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from holon import clock
 from holon.agent import admission, budget, timers
-from holon.tasks import childnotify
+from holon.tasks.child import childnotify
 from holon.tools.base import SleepEffect, Tool, ToolArgs, ToolContext, ToolEffects, ToolOutput
 from holon.vocab import DEFAULT_PRIORITY, FOLLOWUP_PRIORITIES
 
@@ -110,8 +110,8 @@ class NotifyOperator(Tool):
 
 
 def _to_parent(ctx: ToolContext, text: str, visibility: str) -> ToolOutput:
-    """A private child's notification: queued for its supervising parent (holon.tasks.childnotify),
-    and kept in the child's own briefs."""
+    """A private child's notification: queued for its supervising parent
+    (holon.tasks.child.childnotify), and kept in the child's own briefs."""
     routed = childnotify.notify_parent(ctx.agent, text, visibility)
     if routed is None:
         return ToolOutput(

@@ -217,3 +217,26 @@ def test_a_record_with_a_malformed_event_seq_never_stops_the_agent(tmp_path, bad
     doctor = json.loads(run("doctor", "a", "--json").stdout)
     (found,) = [f for a in doctor["agents"] for f in a["findings"] if f["check"] == "events"]
     assert found["status"] == "warn" and found["count"] == 1
+
+
+def test_building_an_agent_touches_no_file_and_the_home_is_prepared_once(agent, monkeypatch):
+    """Agent(home) only remembers the home; `ensure` (run by the first read or write) re-creates
+    the runtime directories and upgrades the home, once per process per home."""
+    import shutil
+
+    from holon.agent import handle
+    from holon.home import migrate
+    from holon.home.layout import Home
+
+    shutil.rmtree(agent.dot / "queue")  # what a clone lacks
+    monkeypatch.setattr(handle, "_ENSURED", set())
+    calls = []
+    real = migrate.ensure_current
+    monkeypatch.setattr(migrate, "ensure_current", lambda h: calls.append(h) or real(h))
+    a = Agent(Home(agent.root))  # no id: reading agent.json for it is a read too
+    assert not (agent.dot / "queue").exists() and calls == []
+    assert a.state().status is AgentStatus.awake_idle
+    assert (agent.dot / "queue" / "new").is_dir() and len(calls) == 1
+    Agent(Home(agent.root)).state()
+    Agent(agent).event("x")
+    assert len(calls) == 1

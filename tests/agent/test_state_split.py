@@ -89,7 +89,7 @@ def test_a_missing_run_state_is_rebuilt_from_settings_without_an_event(agent):
     Agent(agent).update_state(lambda s: setattr(s, "model_override", "p/m"))
     agent.state_json.unlink()
     events = len(list(jsonl.read(agent.events)))
-    a = Agent(agent)  # a fresh clone: the Agent writes a run state at once
+    a = Agent(agent).ensure()  # a fresh clone: preparing the home writes a run state at once
     assert agent.state_json.exists()
     state = a.state()
     assert state.status is AgentStatus.stopped and state.model_override == "p/m"

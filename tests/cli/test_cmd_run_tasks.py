@@ -15,7 +15,8 @@ from helpers import holon_cmd, run, subprocess_env, wait_for
 
 from holon.home.layout import Home
 from holon.procs import supervises
-from holon.tasks import spawn, store
+from holon.tasks import store
+from holon.tasks.command import spawn
 
 
 def exec_round(cmd: str, text: str = "starting") -> dict:

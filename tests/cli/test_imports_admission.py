@@ -46,7 +46,14 @@ def test_admission_imports_no_pydantic_and_no_runtime(tmp_path):
     assert _under(enqueued, light) == set()
     prompted, proc = _imported("prompt", "a", "hello", "--no-wait")
     assert proc.returncode == 0 and proc.stdout.startswith("queued "), proc.stderr
-    heavy = ("pydantic", "holon.model", *RUNTIME, *SDKS, "holon.ops.status", "holon.tasks.spawn")
+    heavy = (
+        "pydantic",
+        "holon.model",
+        *RUNTIME,
+        *SDKS,
+        "holon.ops.status",
+        "holon.tasks.command.spawn",
+    )
     assert _under(prompted, heavy) == set()
     transports = ("holon.providers.scripted", "holon.providers.openai_responses")
     assert _under(prompted, transports) == set()

@@ -7,7 +7,7 @@ import hashlib
 from context_helpers import settled_turn
 
 from holon.agent.handle import Agent
-from holon.context import compaction, episodes, history, memory
+from holon.context import compaction, episodes, history, workingmemory
 from holon.store import jsonl
 
 
@@ -63,7 +63,7 @@ def test_uncovered_turns_become_deterministic_episodes(agent):
     assert ctx.window_start == turns[2].offset
     assert ctx.compression_epoch == 1 and ctx.compacted_turns == 2
     assert ctx.episodes_through == turns[1].end
-    assert ctx.snapshot == memory.render(state.working_memory.current)
+    assert ctx.snapshot == workingmemory.render(state.working_memory.current)
     assert ctx.last_compaction == record
     assert state.compacted_message_count == 2
     assert state.working_memory.archived_episode_count == 1

@@ -6,7 +6,7 @@ from context_helpers import after_turn
 
 from holon.agent import admission
 from holon.agent.handle import Agent
-from holon.context import episodes, memory, progress
+from holon.context import episodes, progress, workingmemory
 from holon.model.records import AgentStatus
 from holon.runtime.tick import tick
 from holon.store import jsonl
@@ -55,7 +55,7 @@ def test_a_settled_turn_advances_working_memory_and_the_open_episode(agent):
     wm = a.state().working_memory
     assert wm.revision == 1 and wm.last_turn_id == "turn_0"
     assert wm.current["files"] == ["src/f0.py"] and wm.current["last_result"] == "done 0"
-    assert wm.pending_delta == [f"+ {line}" for line in memory.render(wm.current)]
+    assert wm.pending_delta == [f"+ {line}" for line in workingmemory.render(wm.current)]
     builder = wm.active_episode_builder
     assert builder["turns"] == 1 and builder["turn_ids"] == ["turn_0"]
     assert wm.active_episode_id == builder["id"]

@@ -9,7 +9,8 @@ from holon.model import dicts
 from holon.model.messages import MessageEnvelope
 from holon.runtime.tick import tick
 from holon.runtime.turn.state import begin
-from holon.tasks import children, store
+from holon.tasks import store
+from holon.tasks.child import children
 
 
 def _keys(typed) -> tuple[frozenset[str], frozenset[str]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from holon.agent import admission
 from holon.agent.handle import Agent
-from holon.context import fit, memory
+from holon.context import fit, workingmemory
 from holon.model.conversation import ToolResultItem, UserItem
 from holon.model.messages import MessageEnvelope
 from holon.prompt import assemble, skills
@@ -91,12 +91,12 @@ def test_optional_blocks_are_left_out(agent):
 
 
 def test_memory_files_are_bounded_with_a_note(agent):
-    big = "m" * (memory.MEMORY_FILE_CHARS + 50)
+    big = "m" * (workingmemory.MEMORY_FILE_CHARS + 50)
     (agent.memory / "operator.md").write_text(big)
     (block,) = [b for b in _frame(agent).system_blocks if b.name == "memory_operator"]
     assert block.text == (
         f"# Agent memory: operator ({agent.memory / 'operator.md'})\n\n"
-        + "m" * memory.MEMORY_FILE_CHARS
+        + "m" * workingmemory.MEMORY_FILE_CHARS
         + "\n[… 50 more characters in memory/operator.md not shown; read the file]"
     )
 

@@ -449,3 +449,20 @@ def test_a_huge_never_compacted_transcript_is_rebased_once(agent, monkeypatch):
     assert len(rebased) == 1 and rebased[0]["data"]["window_start"] == start
     _assemble(a)
     assert len([e for e in jsonl.read(agent.events) if e["kind"] == "context_window_rebased"]) == 1
+
+
+def test_the_drop_is_planned_without_an_agent():
+    """plan_drop is arithmetic over the prior turns: nothing is read or written."""
+    from holon.context.history import Turn
+    from holon.prompt.request import DropPlan, PriorCache, plan_drop
+
+    turns = [Turn(0, 100, "t1"), Turn(100, 200, "t2"), Turn(200, 300, "t3")]
+    prior = PriorCache(0, -2, turns, [[], [], []], [400, 400, 400])
+    assert plan_drop(prior, fixed=100, ep_cap=50, current_full=100, raw_budget=2000, stop=None) == (
+        DropPlan()
+    )
+    plan = plan_drop(prior, fixed=100, ep_cap=50, current_full=100, raw_budget=1000, stop=None)
+    assert plan == DropPlan(count=2, new_start=200, before=1400, after=600)
+    # a current turn that does not fit beside the fixed part: every prior turn goes
+    plan = plan_drop(prior, fixed=100, ep_cap=50, current_full=900, raw_budget=1000, stop=350)
+    assert plan == DropPlan(count=3, new_start=350, before=2200, after=1000)

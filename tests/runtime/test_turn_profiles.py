@@ -33,7 +33,7 @@ def _entries(env=None) -> list[dict]:
 
 
 def test_the_childs_request_lacks_the_workspace_tools(agent, script):
-    """Its NotifyOperator stays (routed to its parent, holon.tasks.childnotify)."""
+    """Its NotifyOperator stays (routed to its parent, holon.tasks.child.childnotify)."""
     model = script({"text": "ok"})
     public = _request_tools(model)
     assert "UseWorkspace" in public and "ExecCommand" in public

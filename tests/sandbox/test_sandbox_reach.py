@@ -16,6 +16,7 @@ import pytest
 from helpers import subprocess_env, wait_for, write_script
 from sandbox_marks import needs_landlock
 
+from holon.agent.handle import Agent
 from holon.sandbox import mountns
 
 pytestmark = needs_landlock
@@ -293,12 +294,12 @@ def test_without_a_mount_namespace_no_other_agent_is_writable(holon, monkeypatch
     monkeypatch.setattr(mountns, "_available", False)
     from holon.home.layout import Home
     from holon.sandbox import confine
-    from holon.tasks import command
+    from holon.tasks.command import command
 
     a, b = Home(homes["a"]), homes["b"]
     cmd = f"echo x > {b}/.holon/queue/new/f; echo planted-by-a > {b}/AGENTS.md; echo n > notes/n.md"
     spec = command.CommandSpec(cmd, a.root, "/bin/sh", False, False, False, 5000, a.root)
-    fin = command.run(a, spec)
+    fin = command.run(Agent(a), spec)
     assert fin.stderr.count("Permission denied") == 2, fin.stderr
     assert (
         not (b / ".holon/queue/new/f").exists()

@@ -14,11 +14,13 @@ from pathlib import Path
 import pytest
 from sandbox_marks import needs_landlock
 
+from holon.agent.handle import Agent
 from holon.errors import HolonError
 from holon.home.layout import Home
 from holon.sandbox import confine, landlock, mountns, policy, seatbelt
 from holon.sandbox.policy import Policy
-from holon.tasks import command, store
+from holon.tasks import store
+from holon.tasks.command import command
 
 
 def _spec(home: Path, cmd: str) -> command.CommandSpec:
@@ -60,7 +62,7 @@ def test_an_invalid_sandbox_json_fails_closed(home, doc):
         policy.read(h)
     assert err.value.kind in ("invalid_sandbox_config", "corrupt_state")
     with pytest.raises(HolonError):
-        command.run(h, _spec(home, "true"))
+        command.run(Agent(h), _spec(home, "true"))
     assert not list(h.scratch.iterdir())  # nothing left behind
 
 
@@ -137,12 +139,12 @@ def test_without_a_mount_namespace_landlock_alone_keeps_holon_read_only(home, mo
     monkeypatch.setattr(mountns, "_available", False)
     h = Home(home)
     spec = _spec(home, "echo n > notes/n.md && cat notes/n.md")
-    assert command.run(h, spec).stdout == "n\n"
-    fin = command.run(h, _spec(home, "echo x > .holon/queue/new/forged"))
+    assert command.run(Agent(h), spec).stdout == "n\n"
+    fin = command.run(Agent(h), _spec(home, "echo x > .holon/queue/new/forged"))
     assert fin.exit_status != 0 and "Permission denied" in fin.stderr
     assert not (home / ".holon/queue/new/forged").exists()
     # the cost of the fallback: no new entry directly in the directory holding .holon
-    assert command.run(h, _spec(home, "echo x > top.txt")).exit_status != 0
+    assert command.run(Agent(h), _spec(home, "echo x > top.txt")).exit_status != 0
     assert confine.describe(h)["enforcement"] == "landlock"
 
 
@@ -151,11 +153,11 @@ def test_fail_closed_without_landlock(home, monkeypatch):
     monkeypatch.setattr(sys, "platform", "linux")
     h = Home(home)
     with pytest.raises(HolonError) as err:
-        command.run(h, _spec(home, "true"))
+        command.run(Agent(h), _spec(home, "true"))
     assert err.value.kind == "sandbox_unavailable" and "full-access" in err.value.hint
     assert not list(h.scratch.iterdir())
     policy.write(h, Policy("full-access", "allow"))
-    assert command.run(h, _spec(home, "echo free")).stdout == "free\n"
+    assert command.run(Agent(h), _spec(home, "echo free")).stdout == "free\n"
     assert confine.describe(h)["enforced"] is True
 
 
@@ -163,7 +165,7 @@ def test_a_kernel_that_cannot_deny_tcp_refuses_a_denied_network(home, monkeypatc
     monkeypatch.setattr(landlock, "_abi", 3)
     monkeypatch.setattr(sys, "platform", "linux")
     with pytest.raises(HolonError) as err:
-        command.run(Home(home), _spec(home, "true"))
+        command.run(Agent(Home(home)), _spec(home, "true"))
     assert err.value.kind == "sandbox_unavailable" and "ABI 3" in err.value.message
 
 
@@ -226,12 +228,13 @@ def test_an_unprivileged_user_is_confined_the_same_way():
             "from pathlib import Path\n"
             "from holon.home.init import init_home\n"
             "from holon.home.layout import Home\n"
-            "from holon.tasks import command\n"
+            "from holon.agent.handle import Agent\n"
+            "from holon.tasks.command import command\n"
             "root = Path(sys.argv[1]) / 'agent'\n"
             "init_home(str(root), None)\n"
             "h = Home(root)\n"
-            "run = lambda c: command.run(h, command.CommandSpec(c, root, '/bin/sh', False, False,"
-            " False, 5000, root))\n"
+            "run = lambda c: command.run(Agent(h), command.CommandSpec(c, root, '/bin/sh', False,"
+            " False, False, 5000, root))\n"
             "print(run('echo a > a.txt && cat a.txt').stdout.strip())\n"
             "print(run('echo x > .holon/queue/new/forged').exit_status)\n"
             "print(sorted(p.name for p in (root / '.holon/queue/new').iterdir()))\n"

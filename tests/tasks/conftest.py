@@ -12,7 +12,8 @@ from holon.home.layout import Home
 from holon.procs import group_members
 from holon.sandbox.confine import Confinement
 from holon.sandbox.policy import Policy
-from holon.tasks import spawn, store
+from holon.tasks import store
+from holon.tasks.command import spawn
 
 
 def _started_for(pgid: int, home: Home) -> bool:

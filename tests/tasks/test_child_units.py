@@ -11,7 +11,8 @@ from holon.agent.handle import Agent
 from holon.home import registry
 from holon.home.init import init_home
 from holon.home.layout import Home
-from holon.tasks import childend, children, childview, childws, store, tracking
+from holon.tasks import store, tracking
+from holon.tasks.child import childend, children, childview, childws
 
 
 def test_label_is_the_first_line_bounded():
@@ -53,7 +54,7 @@ def test_a_child_whose_task_ended_converges_to_archived():
     parent = init_home(None, "p")
     rec = children.spawn(Agent(parent), "one")
     child = Agent(Home(rec["child_home"], rec["child_agent_id"]))
-    childend.finish(parent, store.load(parent, rec["id"]), "cancelled")
+    childend.finish(Agent(parent), store.load(parent, rec["id"]), "cancelled")
     childend.after_settle(child)
     assert child.identity()["archived_at"]
     assert rec["child_agent_id"] in registry.archived()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from helpers import holon, init_agent, write_script
 
-from holon.tasks import childnotify
+from holon.tasks.child import childnotify
 
 SPAWN = {"tool_calls": [{"name": "SpawnAgent", "arguments": {"initial_message": "count"}}]}
 NOTIFY = {

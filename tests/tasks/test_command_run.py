@@ -11,13 +11,15 @@ from pathlib import Path
 import pytest
 from helpers import wait_for
 
+from holon.agent.handle import Agent
 from holon.errors import OperationFailed
 from holon.procs import alive
 from holon.sandbox import policy
 from holon.sandbox.policy import Policy
 from holon.store import jsonl
-from holon.tasks import command, spawn, store
-from holon.tasks.outcome import CommandSpec
+from holon.tasks import store
+from holon.tasks.command import command, spawn
+from holon.tasks.command.outcome import CommandSpec
 
 
 def spec(
@@ -56,7 +58,7 @@ def test_spec_identity_and_metadata(agent):
 
 
 def test_finished_within_the_yield_touches_no_task_store(agent):
-    out = command.run(agent, spec(agent, 'echo "$HOLON_AGENT_ID"; echo e >&2; exit 7'))
+    out = command.run(Agent(agent), spec(agent, 'echo "$HOLON_AGENT_ID"; echo e >&2; exit 7'))
     assert isinstance(out, command.Finished)
     assert (out.exit_status, out.signal, out.stdout, out.stderr) == (7, None, "a\n", "e\n")
     assert 0 <= out.duration_ms < 5000
@@ -66,7 +68,7 @@ def test_finished_within_the_yield_touches_no_task_store(agent):
 
 
 def test_tty_finished_output_is_one_stream(agent):
-    out = command.run(agent, spec(agent, "echo a; echo b >&2", tty=True))
+    out = command.run(Agent(agent), spec(agent, "echo a; echo b >&2", tty=True))
     assert out.stderr == "" and out.stdout.replace("\r\n", "\n") == "a\nb\n"
     assert no_scratch_left(agent)
 
@@ -74,7 +76,7 @@ def test_tty_finished_output_is_one_stream(agent):
 def test_no_promotion_stops_the_command(agent, tmp_path):
     pidfile = tmp_path / "pid"
     out = command.run(
-        agent,
+        Agent(agent),
         spec(agent, f"echo $$ > {pidfile}; echo partial; sleep 30", yield_ms=200),
         promote=False,
     )
@@ -86,13 +88,13 @@ def test_no_promotion_stops_the_command(agent, tmp_path):
 
 def test_spawn_error_propagates(agent):
     with pytest.raises(spawn.SpawnError):
-        command.run(agent, spec(agent, "true", workdir=agent.root / "nope"))
+        command.run(Agent(agent), spec(agent, "true", workdir=agent.root / "nope"))
     assert store.all_records(agent) == [] and no_scratch_left(agent)
 
 
 def test_promoted_task_record_then_completion(agent):
     cmd = "echo first; sleep 0.4; echo second"
-    out = command.run(agent, spec(agent, cmd, yield_ms=150), parent_message_id="msg_parent")
+    out = command.run(Agent(agent), spec(agent, cmd, yield_ms=150), parent_message_id="msg_parent")
     assert isinstance(out, command.Promoted)
     task = out.task
     tid = task["id"]
@@ -125,7 +127,7 @@ def test_promoted_task_record_then_completion(agent):
 def test_promoted_command_keeps_its_scratch_dir_until_the_task_ends(agent, tmp_path):
     go = tmp_path / "go"
     cmd = f"until [ -e {go} ]; do sleep 0.05; done; exit 6"
-    out = command.run(agent, spec(agent, cmd, yield_ms=100))
+    out = command.run(Agent(agent), spec(agent, cmd, yield_ms=100))
     assert isinstance(out, command.Promoted)
     tid, pid = out.task["id"], out.task["pid"]
     scratch = agent.scratch_dir(tid)
@@ -162,7 +164,7 @@ def env_of(out):
 def test_environment_is_filtered_and_names_the_agent(agent, monkeypatch):
     for name, value in {**SECRETS, "PLAIN_VAR": "plain"}.items():
         monkeypatch.setenv(name, value)
-    out = command.run(agent, spec(agent, "env"))
+    out = command.run(Agent(agent), spec(agent, "env"))
     env = env_of(out)
     assert out.exit_status == 0 and not set(SECRETS) & set(env)
     assert env["PLAIN_VAR"] == "plain" and env["PATH"] == os.environ["PATH"]
@@ -174,7 +176,7 @@ def test_pass_env_lets_named_secrets_through(agent, monkeypatch):
     for name, value in SECRETS.items():
         monkeypatch.setenv(name, value)
     policy.write(agent, Policy(pass_env=("GITHUB_TOKEN", "AWS_*")))
-    env = env_of(command.run(agent, spec(agent, "env")))
+    env = env_of(command.run(Agent(agent), spec(agent, "env")))
     assert env["GITHUB_TOKEN"] == "t" and env["AWS_SECRET_ACCESS_KEY"] == "s"
     assert not (set(SECRETS) - {"GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY"}) & set(env)
 
@@ -193,7 +195,8 @@ def test_default_sandbox_workspace_writable_dot_holon_read_only(agent, tmp_path)
     tmp.mkdir()
     try:
         out = command.run(
-            agent, spec(agent, f"TMPDIR={tmp}; {cmd}", workdir=agent.root / "sub", shell="bash")
+            Agent(agent),
+            spec(agent, f"TMPDIR={tmp}; {cmd}", workdir=agent.root / "sub", shell="bash"),
         )
     finally:
         sock.close()
@@ -221,7 +224,7 @@ def test_full_access_policy_writes_anywhere_but_dot_holon(agent, tmp_path):
         "echo x > .holon/probe || echo dot-refused"
     )
     try:
-        out = command.run(agent, spec(agent, cmd, shell="/bin/bash"))
+        out = command.run(Agent(agent), spec(agent, cmd, shell="/bin/bash"))
         assert out.stdout.splitlines() == [
             "full-access,network=allow",
             "outside-ok",
@@ -239,7 +242,7 @@ def test_an_invalid_sandbox_policy_starts_nothing(agent, tmp_path):
     agent.sandbox_json.write_text('{"mode": "wide-open"}')
     marker = tmp_path / "ran"
     with pytest.raises(OperationFailed) as info:
-        command.run(agent, spec(agent, f"touch {marker}"))
+        command.run(Agent(agent), spec(agent, f"touch {marker}"))
     assert info.value.kind == "invalid_sandbox_config"
     assert not marker.exists() and store.all_records(agent) == [] and no_scratch_left(agent)
 
@@ -255,7 +258,7 @@ def zombie(pid):
 def test_promoted_wrappers_are_reaped_and_finished_tasks_drop_their_fifo(agent):
     """A long-lived caller (holon watch) keeps no zombie per promoted task; a finished task's
     directory keeps no fifo."""
-    out = command.run(agent, spec(agent, "sleep 0.3", yield_ms=50, accepts_input=True))
+    out = command.run(Agent(agent), spec(agent, "sleep 0.3", yield_ms=50, accepts_input=True))
     assert isinstance(out, command.Promoted)
     pid, task_id = out.task["pid"], out.task["id"]
     fifo = agent.task_dir(task_id) / "stdin.fifo"

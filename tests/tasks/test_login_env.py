@@ -11,7 +11,7 @@ from helpers import run, subprocess_env
 
 from holon.home.layout import Home
 from holon.sandbox import confine
-from holon.tasks import loginenv
+from holon.tasks.command import loginenv
 
 PROFILE = """\
 echo "profile noise on stderr" >&2

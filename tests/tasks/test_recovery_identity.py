@@ -16,7 +16,8 @@ from holon.agent.handle import Agent
 from holon.procs import alive
 from holon.store import jsonl
 from holon.store.atomic import write_json
-from holon.tasks import command, recovery, store
+from holon.tasks import recovery, store
+from holon.tasks.command import command
 
 OLD = "2020-01-01T00:00:00.000Z"
 
@@ -77,7 +78,7 @@ def test_a_real_supervisor_and_command_are_recognised(agent):
     spec = command.CommandSpec(
         "sleep 30", agent.root, "/bin/sh", False, False, False, 100, agent.root
     )
-    out = command.run(agent, spec)
+    out = command.run(Agent(agent), spec)
     assert isinstance(out, command.Promoted)
     task_id, pgid = out.task["id"], out.task["pid"]
     supervisor = store.read_marker(agent, task_id)
@@ -130,7 +131,7 @@ def test_the_marker_of_a_supervisor_still_starting_is_awaited(agent, monkeypatch
             sys.executable,
             "-c",
             "import time; time.sleep(30)",
-            "holon.tasks.supervisor",
+            "holon.tasks.command.supervisor",
             "h",
             "task_new",
         ]
@@ -159,7 +160,7 @@ def test_a_lost_marker_of_a_live_supervisor_is_left_to_it(agent):
     spec = command.CommandSpec(
         "sleep 30", agent.root, "/bin/sh", False, False, False, 100, agent.root
     )
-    out = command.run(agent, spec)
+    out = command.run(Agent(agent), spec)
     task_id = out.task["id"]
     supervisor = store.read_marker(agent, task_id)
     wait_for(lambda: store.load(agent, task_id).get("supervisor_pid") == supervisor)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
-from holon.tasks import follow
+from holon.tasks.command import follow
 
 
 def grow(path, parts, delay=0.1):

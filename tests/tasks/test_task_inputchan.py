@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from holon.tasks import inputchan
+from holon.tasks.command import inputchan
 
 
 def test_frames_round_trip_through_the_decoder_in_any_split():

@@ -5,16 +5,18 @@ from __future__ import annotations
 import pytest
 from helpers import wait_for
 
+from holon.agent.handle import Agent
 from holon.procs import group_members
 from holon.store import jsonl
-from holon.tasks import command, ops, store
+from holon.tasks import ops, store
+from holon.tasks.command import command
 
 
 def promote(home, cmd, *, accepts_input=False, yield_ms=100):
     spec = command.CommandSpec(
         cmd, home.root, "/bin/sh", False, False, accepts_input, yield_ms, home.root
     )
-    out = command.run(home, spec)
+    out = command.run(Agent(home), spec)
     assert isinstance(out, command.Promoted), out
     return out.task["id"], out.task["pid"]
 

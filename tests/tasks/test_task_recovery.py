@@ -15,12 +15,13 @@ from helpers import wait_for
 from holon.agent.handle import Agent
 from holon.procs import alive, group_members
 from holon.store import jsonl
-from holon.tasks import command, recovery, store
+from holon.tasks import recovery, store
+from holon.tasks.command import command
 
 
 def promote(home, cmd, yield_ms=100):
     spec = command.CommandSpec(cmd, home.root, "/bin/sh", False, False, False, yield_ms, home.root)
-    out = command.run(home, spec)
+    out = command.run(Agent(home), spec)
     assert isinstance(out, command.Promoted), out
     return out.task["id"], out.task["pid"]
 

@@ -14,7 +14,8 @@ from holon.procs import group_members
 from holon.sandbox import confine, landlock
 from holon.sandbox.confine import Confinement
 from holon.sandbox.policy import Policy
-from holon.tasks import spawn, store
+from holon.tasks import store
+from holon.tasks.command import spawn
 
 
 @pytest.fixture
@@ -70,7 +71,7 @@ def test_command_leads_its_own_process_group(tmp_path, start):
 @pytest.mark.parametrize("login,expected", [(True, "plain\n"), (False, "plain\n")])
 def test_login_flag(tmp_path, login, expected, start):
     """A login command runs in a plain shell with the login shell's environment
-    (holon.tasks.loginenv, tests/tasks/test_login_env.py): no profile runs per command."""
+    (holon.tasks.command.loginenv, tests/tasks/test_login_env.py): no profile runs per command."""
     run = start(
         tmp_path, "shopt -q login_shell && echo login || echo plain", shell="bash", login=login
     )

@@ -8,16 +8,18 @@ from pathlib import Path
 import pytest
 from helpers import wait_for
 
+from holon.agent.handle import Agent
 from holon.procs import alive
 from holon.store import jsonl
-from holon.tasks import command, ops, store, supervisor
+from holon.tasks import ops, store
+from holon.tasks.command import command, supervisor
 
 
 def promote(home, cmd, *, tty=False, accepts_input=False, yield_ms=100):
     spec = command.CommandSpec(
         cmd, home.root, "/bin/sh", False, tty, accepts_input, yield_ms, home.root
     )
-    out = command.run(home, spec)
+    out = command.run(Agent(home), spec)
     assert isinstance(out, command.Promoted), out
     return out.task["id"]
 

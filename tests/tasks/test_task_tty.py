@@ -1,4 +1,4 @@
-"""tty commands under pexpect (holon.tasks.terminal, ptytask, handoff): started under their
+"""tty commands under pexpect (holon.tasks.command.terminal, ptytask, handoff): started under their
 supervisor, reported inline when they end within the yield, otherwise a task with no hand-over;
 driven through TaskInput (REPL, pdb, Ctrl-C, end of file); stopped, recovered, and delivered when
 their starter dies."""
@@ -20,14 +20,15 @@ from helpers import wait_for
 from holon.agent.handle import Agent
 from holon.procs import alive, group_members
 from holon.store import jsonl
-from holon.tasks import command, handoff, ops, ptytask, recovery, spawn, store, terminal
+from holon.tasks import ops, recovery, store
+from holon.tasks.command import command, handoff, ptytask, spawn, terminal
 
 PY = sys.executable
 
 
 def tty(home, cmd, yield_ms=5000):
     return command.run(
-        home,
+        Agent(home),
         command.CommandSpec(cmd, home.root, "/bin/sh", False, True, True, yield_ms, home.root),
     )
 
@@ -172,14 +173,15 @@ def test_a_tty_task_killed_with_its_supervisor_is_recovered_as_failed(agent):
 STARTER = textwrap.dedent(
     """
     import sys
+    from holon.agent.handle import Agent
     from holon.home.layout import Home
-    from holon.tasks import command
+    from holon.tasks.command import command
     home = Home(sys.argv[1])
     spec = command.CommandSpec(
         "sleep 1; echo late-output", home.root, "/bin/sh", False, True, True, 60000, home.root
     )
     print("starting", flush=True)
-    command.run(home, spec)
+    command.run(Agent(home), spec)
     """
 )
 
@@ -208,7 +210,7 @@ def test_a_tty_command_that_cannot_start_is_a_spawn_error_and_leaves_nothing(age
     shell.chmod(0o755)
     with pytest.raises(spawn.SpawnError) as info:
         command.run(
-            agent,
+            Agent(agent),
             command.CommandSpec(
                 "true", agent.root, str(shell), False, True, True, 5000, agent.root
             ),

@@ -9,7 +9,7 @@ import pytest
 
 from holon.agent.handle import Agent
 from holon.home.layout import Home
-from holon.tasks.command import Finished
+from holon.tasks.command.command import Finished
 from holon.tools import registry
 from holon.tools.base import ToolContext, ToolFailure
 from holon.tools.exec_command import (

@@ -9,7 +9,7 @@ from typing import Any
 from holon import config
 from holon.agent import budget, profiles, workspaces
 from holon.agent.handle import Agent
-from holon.context import memory, window
+from holon.context import window, workingmemory
 from holon.model.conversation import UserItem
 from holon.patch.guidance import prompt_guidance
 from holon.prompt import request, turncontext, workqueue
@@ -100,7 +100,11 @@ def record_turn_context(agent: Agent, ts: Any) -> None:
     deferral's): a crash before it shows the same delta again next turn, never loses it."""
     root, cwd = execution_root(agent)
     wm = agent.state().working_memory
-    delta = memory.delta(wm.last_prompted, memory.render(wm.current)) if wm.current else []
+    delta = (
+        workingmemory.delta(wm.last_prompted, workingmemory.render(wm.current))
+        if wm.current
+        else []
+    )
     text = turncontext.text(
         agent, execution_root=root, cwd=cwd, memory_delta=delta, revision=wm.revision
     )

@@ -9,7 +9,7 @@ from typing import Any
 from holon import clock
 from holon.agent import nextdue, timers
 from holon.agent.handle import Agent
-from holon.context import memory, progress, window
+from holon.context import progress, window, workingmemory
 from holon.errors import UsageError
 from holon.model.conversation import ProviderFailure
 from holon.model.records import AgentState, FailureArtifact, TurnTerminalRecord
@@ -283,7 +283,7 @@ def prompted(s: AgentState, ts: TurnState) -> None:
     memory since (holon.runtime.turn.context.record_turn_context); not when memory moved on."""
     wm = s.working_memory
     if ts.prompted_revision is not None and wm.revision == ts.prompted_revision:
-        memory.mark_prompted(wm)
+        workingmemory.mark_prompted(wm)
 
 
 def _result(

@@ -11,7 +11,7 @@ from holon.agent.handle import Agent
 from holon.home import stateview
 from holon.home.layout import Home, is_home
 from holon.store import jsonl
-from holon.tasks import childws
+from holon.tasks.child import childws
 from holon.text import head_tail
 
 LAST_BRIEF_CHARS = 600

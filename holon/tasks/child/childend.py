@@ -29,7 +29,8 @@ from holon.home.layout import Home, is_home
 from holon.model.records import AgentStatus
 from holon.store import crashpoint, jsonl
 from holon.store.locks import FileLock, LockBusy
-from holon.tasks import children, childview, childws, results, store, tracking
+from holon.tasks import results, store, tracking
+from holon.tasks.child import children, childview, childws
 from holon.text import head_tail
 
 
@@ -53,17 +54,17 @@ def last_brief(child_home: Home) -> dict[str, Any] | None:
     return found[-1] if found else None
 
 
-def finish(parent: Home, record: dict[str, Any], status: str, **why: Any) -> dict[str, Any]:
+def finish(parent: Agent, record: dict[str, Any], status: str, **why: Any) -> dict[str, Any]:
     """Step 1: the supervision task's terminal record and task_result (idempotent). The child's
     tick, the parent's reconcile and TaskStop may all get here: one at a time, under the task's
     `finish.lock`, each re-reading the record, so the result is admitted once."""
-    lock = FileLock(parent.task_dir(record["id"]) / "finish.lock")
+    lock = FileLock(parent.home.task_dir(record["id"]) / "finish.lock")
     with lock:
-        record.update(store.load(parent, record["id"]) or {})
+        record.update(store.load(parent.home, record["id"]) or {})
         return _finish(parent, record, status, **why)
 
 
-def _finish(parent: Home, record: dict[str, Any], status: str, **why: Any) -> dict[str, Any]:
+def _finish(parent: Agent, record: dict[str, Any], status: str, **why: Any) -> dict[str, Any]:
     if record["status"] in store.TERMINAL and record.get("result_message_id"):
         return record
     if record["status"] not in store.TERMINAL:
@@ -83,17 +84,17 @@ def _finish(parent: Home, record: dict[str, Any], status: str, **why: Any) -> di
                 "child_agent_id": record["child_agent_id"],
             }
         crashpoint.step("child.finish")
-        return results.finish(parent, record, status, failure=failure)
+        return results.finish(parent.home, record, status, failure=failure)
     # terminal, its result not recorded: admitted already (killed before the record said so)?
-    record["result_message_id"] = children.admitted(Agent(parent), record["id"])
-    return results.finish(parent, record, record["status"])
+    record["result_message_id"] = children.admitted(parent, record["id"])
+    return results.finish(parent.home, record, record["status"])
 
 
-def archive(parent: Agent | None, record: dict[str, Any] | None, child: Home) -> None:
+def archive(parent: Agent | None, record: dict[str, Any] | None, agent: Agent) -> None:
     """Step 2 (idempotent): stop, mark archived, leave the live registry, clean the worktree."""
+    child = agent.home
     if not is_home(child.root):
         return
-    agent = Agent(child)
     if agent.state().status != AgentStatus.stopped:
         control.stop(child)
     ident = children.child_identity(child)
@@ -109,16 +110,16 @@ def archive(parent: Agent | None, record: dict[str, Any] | None, child: Home) ->
     agent.event("agent_archived", task_id=(record or {}).get("id"))
 
 
-def supervision_record(child: Home) -> tuple[Home | None, dict[str, Any] | None]:
-    """(the parent's home, the child's supervision record in it) — None for what is gone."""
-    parent = children.parent_of(child)
-    if parent is None:
+def supervision_record(child: Home) -> tuple[Agent | None, dict[str, Any] | None]:
+    """(the parent, the child's supervision record in its home) — None for what is gone."""
+    home = children.parent_of(child)
+    if home is None:
         return None, None
-    ids = Agent(parent).state().active_task_ids
-    for rec in [store.load(parent, t) for t in ids] or []:
+    parent = Agent(home)
+    for rec in [store.load(home, t) for t in parent.state().active_task_ids] or []:
         if children.is_child_task(rec) and rec["child_agent_id"] == child.agent_id:  # type: ignore[index]
             return parent, rec
-    for rec in reversed(children.child_records(parent)):
+    for rec in reversed(children.child_records(home)):
         if rec.get("child_agent_id") == child.agent_id:
             return parent, rec
     return parent, None
@@ -135,13 +136,13 @@ def after_settle(agent: Agent, current: str | None = None) -> None:
     if parent is None or record is None or record["status"] in store.TERMINAL:
         if parent is not None and record is not None and not record.get("result_message_id"):
             finish(parent, record, record["status"])
-        archive(Agent(parent) if parent else None, record, agent.home)
+        archive(parent, record, agent)
         return
     outcome = ended(agent, current)
     if outcome is None:
         return
     finish(parent, record, outcome)
-    archive(Agent(parent), record, agent.home)
+    archive(parent, record, agent)
 
 
 def reconcile(parent: Agent) -> list[str]:
@@ -160,7 +161,7 @@ def reconcile(parent: Agent) -> list[str]:
         child_home = Home(record["child_home"], record["child_agent_id"])
         if not is_home(child_home.root):
             finish(
-                parent.home,
+                parent,
                 record,
                 "failed",
                 kind="child_missing",
@@ -186,8 +187,8 @@ def _finish_idle_child(parent: Agent, record: dict[str, Any], child_home: Home) 
         outcome = "cancelled" if archived else ended(child)
         if outcome is None:
             return False
-        finish(parent.home, record, outcome)
-        archive(parent, record, child_home)
+        finish(parent, record, outcome)
+        archive(parent, record, child)
         return True
     finally:
         lock.release()
@@ -202,8 +203,8 @@ def stop(parent: Agent, record: dict[str, Any]) -> dict[str, Any]:
         control.stop(child_home)
     record["stop_requested"] = True
     store.save(parent.home, record)
-    record = finish(parent.home, record, "cancelled")
-    archive(parent, record, child_home)
+    record = finish(parent, record, "cancelled")
+    archive(parent, record, Agent(child_home))
     return record
 
 

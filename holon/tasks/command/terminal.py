@@ -1,10 +1,10 @@
 """Start a tty command under its supervisor and follow it until it ends or its yield expires.
 
 A tty command is a pexpect child of its detached supervisor from the first
-byte (holon.tasks.ptytask), so nothing is handed over at promotion: the
+byte (holon.tasks.command.ptytask), so nothing is handed over at promotion: the
 caller (the tick) writes the TaskRecord, starts the supervisor, and reads
 `output.log` until the command ends or `yield_time_ms` passes. Who reports the
-end is settled under the task's handoff lock (holon.tasks.handoff): a command
+end is settled under the task's handoff lock (holon.tasks.command.handoff): a command
 that ended in time is reported inline as `Finished` and its task directory is
 removed; otherwise the record is marked `promoted` and the supervisor admits
 the task_result when it ends.
@@ -24,8 +24,9 @@ from holon.procs import alive
 from holon.sandbox import confine
 from holon.sandbox.policy import read as read_policy
 from holon.store.atomic import write_bytes
-from holon.tasks import handoff, spawn, store, tracking
-from holon.tasks.outcome import CommandSpec, Finished, Promoted
+from holon.tasks import store, tracking
+from holon.tasks.command import handoff, spawn
+from holon.tasks.command.outcome import CommandSpec, Finished, Promoted
 from holon.tasks.results import output_text
 
 POLL_S = 0.02

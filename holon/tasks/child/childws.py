@@ -5,7 +5,7 @@ The binding is the parent's active entry (holon.agent.workspaces: `workspace_id`
 execution root, cwd, mode); a parent working in its own home lends the child that home as
 workspace `parent_home`. A worktree lives at `$HOLON_HOME/worktrees/<child_id>/task` on branch
 `holon/<child_id>/task`; at the task's end it is removed when clean and otherwise kept, with an
-event (holon.tasks.childend).
+event (holon.tasks.child.childend).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Who owns a tty command's end: the tick that started it, or the task it was promoted to.
 
-A tty command runs under its supervisor from the start (holon.tasks.terminal,
-holon.tasks.ptytask), so the tick that started it and the supervisor both see
+A tty command runs under its supervisor from the start (holon.tasks.command.terminal,
+holon.tasks.command.ptytask), so the tick that started it and the supervisor both see
 it end. Exactly one of them reports it, decided under `handoff.lock` in the
 task directory:
 

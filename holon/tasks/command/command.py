@@ -9,13 +9,13 @@ import time
 
 from holon.agent import budget, seal
 from holon.agent.handle import Agent
-from holon.home.layout import Home
 from holon.ids import new_id
 from holon.sandbox import confine
 from holon.store import crashpoint
 from holon.store.atomic import write_bytes
-from holon.tasks import spawn, store, tracking
-from holon.tasks.outcome import CommandSpec, Finished, Promoted
+from holon.tasks import store, tracking
+from holon.tasks.command import spawn
+from holon.tasks.command.outcome import CommandSpec, Finished, Promoted
 
 __all__ = ["CommandSpec", "Finished", "Promoted", "default_shell", "run"]
 
@@ -43,21 +43,22 @@ def default_shell() -> str:
 
 
 def run(
-    home: Home, spec: CommandSpec, *, promote: bool = True, parent_message_id: str | None = None
+    agent: Agent, spec: CommandSpec, *, promote: bool = True, parent_message_id: str | None = None
 ) -> Finished | Promoted:
     """Start the command and wait up to its yield; raises spawn.SpawnError when it cannot start.
 
     With promote=False (ExecCommandBatch) a command still running at its yield
     is stopped and reported with `exit_status=None` and `signal` set. A tty
-    command starts under its supervisor (holon.tasks.terminal).
+    command starts under its supervisor (holon.tasks.command.terminal).
     """
+    home = agent.home
     reap_handed_over()
     if home.dot.is_dir():  # before the command: its mask then holds the key for good
         seal.ensure_key(home)
     if spec.tty:
-        from holon.tasks import terminal
+        from holon.tasks.command import terminal
 
-        model_ref = budget.turn_model(Agent(home), parent_message_id)
+        model_ref = budget.turn_model(agent, parent_message_id)
         return terminal.run(home, spec, parent_message_id=parent_message_id, model_ref=model_ref)
     task_id = new_id("task")
     scratch = store.make_scratch(home, task_id)
@@ -102,7 +103,7 @@ def run(
         return _finished(run_)
     home.task_dir(task_id).mkdir(parents=True, exist_ok=True)
     try:
-        return _promote(home, spec, run_, task_id, parent_message_id)
+        return _promote(agent, spec, run_, task_id, parent_message_id)
     except BaseException:  # no supervisor will own it: stop the command, leave nothing behind
         spawn.kill_group(run_.proc.pid, grace=0.5)
         spawn.close(run_)
@@ -128,7 +129,11 @@ def _finished(run_: spawn.Running) -> Finished:
 
 
 def _promote(
-    home: Home, spec: CommandSpec, run_: spawn.Running, task_id: str, parent_message_id: str | None
+    agent: Agent,
+    spec: CommandSpec,
+    run_: spawn.Running,
+    task_id: str,
+    parent_message_id: str | None,
 ) -> Promoted:
     """Make the running command a task. The record comes first, then its place in the active
     tasks: from there on a process killed part way leaves a `running` record that the next
@@ -136,6 +141,7 @@ def _promote(
     the record is durable, the command is an orphan that recovery finds by its scratch exit
     file and stops. Then the output so far, then the supervisor."""
     crashpoint.step("task.promote")
+    home = agent.home
     tdir = home.task_dir(task_id)
     initial = b"".join(c for _, c in run_.chunks)
     command = {**spec.metadata(), "output_path": str(tdir / "output.log"), "terminal_reentry": True}
@@ -146,7 +152,7 @@ def _promote(
         parent_message_id=parent_message_id,
         wrapper_pid=run_.proc.pid,
     )
-    model_ref = budget.turn_model(Agent(home), parent_message_id)
+    model_ref = budget.turn_model(agent, parent_message_id)
     if model_ref:  # the task_result carries the model of the turn that started the task
         record["model_ref"] = model_ref
     store.save(home, record)

@@ -1,10 +1,12 @@
-"""The detached per-task supervisor: `python -m holon.tasks.supervisor <home> <task_id> <fd-spec>`.
+"""The detached per-task supervisor:
+`python -m holon.tasks.command.supervisor <home> <task_id> <fd-spec>`.
 
-Started by ExecCommand when a command outlives its yield (see holon.tasks.spawn), or with `tty`
-in place of the fd spec when a tty command starts (holon.tasks.ptytask owns it from the start).
+Started by ExecCommand when a command outlives its yield (see holon.tasks.command.spawn), or with
+`tty` in place of the fd spec when a tty command starts (holon.tasks.command.ptytask owns it from
+the start).
 It inherits the command's output pipes and its stdin fd, appends output to
 `output.log`, forwards what TaskInput writes to `stdin.fifo` (framed, see
-holon.tasks.inputchan), learns the exit status from the wrapper's
+holon.tasks.command.inputchan), learns the exit status from the wrapper's
 `exit_status` file (or notices the wrapper died without one), then writes the
 terminal TaskRecord, admits the task_result message and removes the
 `active/<task_id>` marker.
@@ -21,7 +23,8 @@ from pathlib import Path
 from holon.home.layout import Home
 from holon.procguard import undumpable
 from holon.procs import alive
-from holon.tasks import inputchan, store
+from holon.tasks import store
+from holon.tasks.command import inputchan
 
 POLL_S = 0.1
 LINGER_S = 0.5  # after the command ended, how long background children may keep output open
@@ -136,7 +139,7 @@ def main(argv: list[str]) -> int:
     undumpable()  # it reads the admission key to admit the result: not for the command to read
     home, task_id = Home(argv[0]), argv[1]
     spec = argv[2] if len(argv) > 2 else ""
-    if spec == "tty":  # the command starts here, under pexpect (holon.tasks.ptytask)
+    if spec == "tty":  # the command starts here, under pexpect (holon.tasks.command.ptytask)
         return _main_tty(home, task_id)
     outputs, stdin_fd = parse_spec(spec)
     record = store.load(home, task_id) or {}
@@ -157,7 +160,7 @@ def _main_tty(home: Home, task_id: str) -> int:
     if child:
         store.set_active(home, task_id, child)
         os._exit(0)
-    from holon.tasks import ptytask
+    from holon.tasks.command import ptytask
 
     ptytask.supervise(home, task_id, fifo_fd)
     return 0

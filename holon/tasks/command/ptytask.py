@@ -1,12 +1,12 @@
 """The supervisor side of a tty command: a pexpect child owned from its start.
 
-`python -m holon.tasks.supervisor <home> <task_id> tty` lands here (after the
+`python -m holon.tasks.command.supervisor <home> <task_id> tty` lands here (after the
 supervisor has detached). It confines and spawns the command under a
 pseudo-terminal with pexpect, records its pid, appends everything the terminal
 shows to `output.log` (one combined transcript), types what TaskInput writes
 to `stdin.fifo` (an end of file is pexpect's sendeof; control characters reach
 the terminal's line discipline as typed, so Ctrl-C interrupts), and when the command ends
-hands the outcome over as holon.tasks.handoff describes.
+hands the outcome over as holon.tasks.command.handoff describes.
 
 The terminal is `TERM=dumb` unless the command's environment names another, so
 programs print plain text, and its window is ROWS x COLS.
@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from holon.home.layout import Home
-from holon.tasks import handoff, inputchan, loginenv, store
+from holon.tasks import store
+from holon.tasks.command import handoff, inputchan, loginenv
 
 ROWS, COLS = 24, 160
 POLL_S = 0.1
@@ -50,7 +51,7 @@ def _spawn_class() -> Any:
 def spawn(home: Home, record: dict[str, Any]) -> Any:
     """Start the record's command confined, under a pty; raises OSError or ExceptionPexpect."""
     from holon.sandbox import confine
-    from holon.tasks.spawn import shell_path
+    from holon.tasks.command.spawn import shell_path
 
     cmd = record["command"]
     workdir = Path(cmd["workdir"])
@@ -84,7 +85,8 @@ def spawn(home: Home, record: dict[str, Any]) -> Any:
 
 
 def supervise(home: Home, task_id: str, fifo_fd: int | None) -> None:
-    """Run the tty command to its end, then hand the outcome over (see holon.tasks.handoff)."""
+    """Run the tty command to its end, then hand the outcome over (see
+    holon.tasks.command.handoff)."""
     record = store.load(home, task_id) or {}
     try:
         child = spawn(home, record)

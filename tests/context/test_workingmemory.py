@@ -1,11 +1,11 @@
-"""holon.context.memory: the working-memory record, its rendering, delta and revision, and the
-agent's memory files."""
+"""holon.context.workingmemory: the working-memory record, its rendering, delta and revision,
+and the agent's memory files."""
 
 from __future__ import annotations
 
 from holon.agent import workitems
 from holon.agent.handle import Agent
-from holon.context import memory
+from holon.context import workingmemory
 from holon.model.records import AgentState, AgentStatus, WorkingMemory
 
 
@@ -39,7 +39,7 @@ def test_derive_reads_work_items_evidence_and_waiting(agent):
         verification=[{"cmd": "pytest -q", "exit": 0}],
         replied="Tagged it.",
     )
-    current = memory.derive(a, a.state(), ev)
+    current = workingmemory.derive(a, a.state(), ev)
     assert current == {
         "active_work": {
             "id": active["id"],
@@ -56,24 +56,27 @@ def test_derive_reads_work_items_evidence_and_waiting(agent):
         "waiting": None,
         "tasks": ["task_1"],
     }
-    assert memory.derive(a, a.state(), ev) == current  # deterministic
+    assert workingmemory.derive(a, a.state(), ev) == current  # deterministic
 
 
 def test_derive_advances_the_previous_record_within_bounds(agent):
     a = Agent(agent)
     state = AgentState(id="a")
     state.working_memory.current = {
-        "files": [f"f{i}" for i in range(memory.RECENT_FILES)],
-        "commands": [{"cmd": f"c{i}", "exit": 0} for i in range(memory.RECENT_COMMANDS)],
+        "files": [f"f{i}" for i in range(workingmemory.RECENT_FILES)],
+        "commands": [{"cmd": f"c{i}", "exit": 0} for i in range(workingmemory.RECENT_COMMANDS)],
         "verification": [],
         "last_result": "earlier result",
     }
     ev = _ev(files=["f0", "new"], commands=[{"cmd": "latest", "exit": 1}])
-    current = memory.derive(a, state, ev)
+    current = workingmemory.derive(a, state, ev)
     # a file touched again moves to the end; the oldest fall off
-    assert current["files"][-2:] == ["f0", "new"] and len(current["files"]) == memory.RECENT_FILES
+    assert (
+        current["files"][-2:] == ["f0", "new"]
+        and len(current["files"]) == workingmemory.RECENT_FILES
+    )
     assert "f1" not in current["files"] and "f2" in current["files"]
-    assert len(current["commands"]) == memory.RECENT_COMMANDS
+    assert len(current["commands"]) == workingmemory.RECENT_COMMANDS
     assert current["commands"][-1] == {"cmd": "latest", "exit": 1}
     assert current["commands"][0]["cmd"] == "c1"
     assert current["last_result"] == "earlier result"  # no reply this turn: the last one stays
@@ -82,24 +85,24 @@ def test_derive_advances_the_previous_record_within_bounds(agent):
 
 def test_more_open_work_items_are_counted(agent):
     a = Agent(agent)
-    for i in range(memory.OPEN_WORK + 3):
+    for i in range(workingmemory.OPEN_WORK + 3):
         _item(a, f"job {i}")
-    current = memory.derive(a, a.state(), _ev())
-    assert len(current["open_work_items"]) == memory.OPEN_WORK
+    current = workingmemory.derive(a, a.state(), _ev())
+    assert len(current["open_work_items"]) == workingmemory.OPEN_WORK
     assert current["more_open_work_items"] == 3
-    assert "more open work items: 3" in memory.render(current)
+    assert "more open work items: 3" in workingmemory.render(current)
 
 
 def test_waiting_follows_the_status():
     state = AgentState(id="a")
-    assert memory.waiting(state) is None
+    assert workingmemory.waiting(state) is None
     state.status = AgentStatus.asleep
-    assert memory.waiting(state) == "asleep"
+    assert workingmemory.waiting(state) == "asleep"
     state.sleeping_until = "2027-01-15T09:00:00.000Z"
-    assert memory.waiting(state) == "asleep until 2027-01-15T09:00:00.000Z"
+    assert workingmemory.waiting(state) == "asleep until 2027-01-15T09:00:00.000Z"
     state.status = AgentStatus.awaiting_task
     state.active_task_ids = ["task_1", "task_2"]
-    assert memory.waiting(state) == "waiting for tasks: task_1, task_2"
+    assert workingmemory.waiting(state) == "waiting for tasks: task_1, task_2"
 
 
 def _record(**kw) -> dict:
@@ -133,7 +136,7 @@ def test_render_is_one_fact_per_line():
         waiting="asleep",
         tasks=["task_1"],
     )
-    assert memory.render(current) == [
+    assert workingmemory.render(current) == [
         "active work: wi_1 [ready] Ship it",
         "open todo: tag",
         "open todo: publish",
@@ -145,72 +148,72 @@ def test_render_is_one_fact_per_line():
         "waiting: asleep",
         "active tasks: task_1",
     ]
-    assert memory.render({}) == ["active work: none"]
-    assert memory.render(_record()) == ["active work: none"]
+    assert workingmemory.render({}) == ["active work: none"]
+    assert workingmemory.render(_record()) == ["active work: none"]
 
 
 def test_delta_lists_dropped_then_added_lines_and_is_bounded():
-    assert memory.delta(["a", "b", "c"], ["b", "d"]) == ["- a", "- c", "+ d"]
-    assert memory.delta(["a"], ["a"]) == []
-    big = memory.delta([], [f"line {i}" for i in range(memory.DELTA_LINES + 7)])
-    assert len(big) == memory.DELTA_LINES + 1
+    assert workingmemory.delta(["a", "b", "c"], ["b", "d"]) == ["- a", "- c", "+ d"]
+    assert workingmemory.delta(["a"], ["a"]) == []
+    big = workingmemory.delta([], [f"line {i}" for i in range(workingmemory.DELTA_LINES + 7)])
+    assert len(big) == workingmemory.DELTA_LINES + 1
     assert big[-1] == "… 7 more changes"
 
 
 def test_the_revision_moves_only_when_the_rendering_changes():
     wm = WorkingMemory()
     first = _record(last_result="one")
-    memory.advance(wm, first)
+    workingmemory.advance(wm, first)
     assert wm.revision == 1 and wm.current == first
     assert wm.pending_delta == ["+ active work: none", "+ last result: one"]
     # the same rendering (a field that is not shown, or the same values): same revision
-    memory.advance(wm, {**first, "unrendered": 1})
+    workingmemory.advance(wm, {**first, "unrendered": 1})
     assert wm.revision == 1
-    memory.advance(wm, _record(last_result="two"))
+    workingmemory.advance(wm, _record(last_result="two"))
     assert wm.revision == 2
     assert wm.pending_delta == ["+ active work: none", "+ last result: two"]  # vs last prompted
     # an empty first record still gets a revision
     empty = WorkingMemory()
-    memory.advance(empty, {})
+    workingmemory.advance(empty, {})
     assert empty.revision == 1
 
 
 def test_mark_prompted_hands_over_the_delta_once():
     wm = WorkingMemory()
-    memory.advance(wm, _record(last_result="one"))
-    lines = memory.mark_prompted(wm)
+    workingmemory.advance(wm, _record(last_result="one"))
+    lines = workingmemory.mark_prompted(wm)
     assert lines == ["+ active work: none", "+ last result: one"]
     assert wm.last_prompted == ["active work: none", "last result: one"]
     assert wm.last_prompted_revision == 1 and wm.pending_delta == []
-    assert memory.mark_prompted(wm) == []  # nothing changed since
-    memory.advance(wm, _record(last_result="two"))
+    assert workingmemory.mark_prompted(wm) == []  # nothing changed since
+    workingmemory.advance(wm, _record(last_result="two"))
     assert wm.pending_delta == ["- last result: one", "+ last result: two"]
-    assert memory.mark_prompted(wm) == ["- last result: one", "+ last result: two"]
+    assert workingmemory.mark_prompted(wm) == ["- last result: one", "+ last result: two"]
     assert wm.last_prompted_revision == 2
 
 
 def test_memory_files_are_bounded_and_skip_empty_or_missing(agent):
     # a fresh home has both files with a heading
-    assert [(n, p) for n, p, _ in memory.memory_files(agent)] == [
+    assert [(n, p) for n, p, _ in workingmemory.memory_files(agent)] == [
         ("self", str(agent.memory / "self.md")),
         ("operator", str(agent.memory / "operator.md")),
     ]
     (agent.memory / "self.md").write_text("   \n\n")
     (agent.memory / "operator.md").unlink()
-    assert memory.memory_files(agent) == []
+    assert workingmemory.memory_files(agent) == []
     (agent.memory / "operator.md").mkdir()  # not a file
-    assert memory.memory_files(agent) == []
-    big = "x" * (memory.MEMORY_FILE_CHARS + 123)
+    assert workingmemory.memory_files(agent) == []
+    big = "x" * (workingmemory.MEMORY_FILE_CHARS + 123)
     (agent.memory / "self.md").write_text(f"\n{big}\n")
-    ((name, path, text),) = memory.memory_files(agent)
+    ((name, path, text),) = workingmemory.memory_files(agent)
     assert name == "self" and path == str(agent.memory / "self.md")
     assert text == (
-        "x" * memory.MEMORY_FILE_CHARS
+        "x" * workingmemory.MEMORY_FILE_CHARS
         + "\n[… 123 more characters in memory/self.md not shown; read the file]"
     )
-    exact = "y" * memory.MEMORY_FILE_CHARS
+    exact = "y" * workingmemory.MEMORY_FILE_CHARS
     (agent.memory / "self.md").write_text(exact)
-    assert memory.memory_files(agent)[0][2] == exact
+    assert workingmemory.memory_files(agent)[0][2] == exact
 
 
 def test_carry_forward_names_the_active_work_and_other_open_work():
@@ -223,9 +226,9 @@ def test_carry_forward_names_the_active_work_and_other_open_work():
         },
         open_work_items=["wi_2 Other"],
     )
-    assert memory.carry_forward(current) == [
+    assert workingmemory.carry_forward(current) == [
         "continue wi_1: Ship",
         "todo: tag",
         "open: wi_2 Other",
     ]
-    assert memory.carry_forward({}) == []
+    assert workingmemory.carry_forward({}) == []

@@ -14,7 +14,7 @@ Design (measured against the ExecCommand-of-`true` benchmark):
 
 * Promotion. At the yield deadline the caller creates `.holon/tasks/<id>/`,
   writes the output read so far to `output.log`, writes the TaskRecord and
-  starts a detached supervisor (`python -m holon.tasks.supervisor <dir>`, own
+  starts a detached supervisor (`python -m holon.tasks.command.supervisor <dir>`, own
   session) that inherits the read ends of the pipes and the stdin write end
   through `pass_fds`. The supervisor keeps appending
   output, serves `stdin.fifo`, and learns the exit status from the wrapper's
@@ -23,7 +23,7 @@ Design (measured against the ExecCommand-of-`true` benchmark):
   an earlier end is seen by the tick itself through `poll()`).
 
 * A tty command does not take this path: it starts under its supervisor, which owns
-  a pexpect child from the start (holon.tasks.terminal, holon.tasks.ptytask).
+  a pexpect child from the start (holon.tasks.command.terminal, holon.tasks.command.ptytask).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ import holon
 from holon.home.layout import Home
 from holon.procs import group_members
 from holon.sandbox.confine import Confinement
-from holon.tasks import loginenv
+from holon.tasks.command import loginenv
 from holon.tasks.store import group_alive, read_marker
 
 WRAPPER = '"$@"; s=$?; { echo $s >"$0"; } 2>/dev/null; exit $s'
@@ -262,9 +262,9 @@ def supervisor_env(home: Home) -> dict[str, str]:
 
 
 def launch_supervisor(home: Home, task_id: str, spec: str, fds: list[int]) -> int:
-    """Start `python -m holon.tasks.supervisor` for the task, detached in its own session; it
-    forks the real supervisor and exits once the active marker names it (no zombie here).
-    Returns the supervisor pid (0 when it ended before it could write the marker)."""
+    """Start `python -m holon.tasks.command.supervisor` for the task, detached in its own
+    session; it forks the real supervisor and exits once the active marker names it (no zombie
+    here). Returns the supervisor pid (0 when it ended before it could write the marker)."""
     pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(holon.__file__)))
     pythonpath = os.pathsep.join(p for p in (pkg_parent, os.environ.get("PYTHONPATH")) if p)
     env = {**supervisor_env(home), "PYTHONPATH": pythonpath}
@@ -272,7 +272,7 @@ def launch_supervisor(home: Home, task_id: str, spec: str, fds: list[int]) -> in
         home.task_dir(task_id) / "supervisor.log", "ab"
     ) as log:  # the supervisor's own diagnostics
         sup = subprocess.Popen(
-            [sys.executable, "-m", "holon.tasks.supervisor", str(home.root), task_id, spec],
+            [sys.executable, "-m", "holon.tasks.command.supervisor", str(home.root), task_id, spec],
             pass_fds=fds,
             start_new_session=True,
             stdin=subprocess.DEVNULL,

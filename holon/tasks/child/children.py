@@ -9,7 +9,7 @@ A spawn takes three durable steps, in this order:
        holon.home.init and registered, so `holon tick --all` finds it; then its workspace;
     3. the initial message, admitted into the child's queue; then `phase: running`.
 A process killed part way leaves a `spawning` record. The parent's next busy tick
-(holon.tasks.recovery -> holon.tasks.childend.reconcile) finishes it when the message was
+(holon.tasks.recovery -> holon.tasks.child.childend.reconcile) finishes it when the message was
 admitted (the child may already be running), and otherwise rolls it back: the half-made home,
 its registry entry and the record go, as if the spawn never happened.
 
@@ -37,8 +37,9 @@ from holon.ids import new_id
 from holon.safetext import one_line
 from holon.store import crashpoint, jsonl
 from holon.store.atomic import make_private_dir, write_json
-from holon.tasks import childws, store, tracking
-from holon.tasks.childws import Refused
+from holon.tasks import store, tracking
+from holon.tasks.child import childws
+from holon.tasks.child.childws import Refused
 
 KIND = "child_agent_task"
 LABEL_CHARS = 80
