@@ -8,7 +8,7 @@ import json
 
 from helpers import holon, init_agent, write_script
 
-from holon.tasks import childview
+from holon.tasks.child import childview
 
 SPAWN = {"tool_calls": [{"name": "SpawnAgent", "arguments": {"initial_message": "count"}}]}
 FIELDS = {"parent_agent_id", "cleanup_owner", "followup_target", "child_observability"}

@@ -16,7 +16,8 @@ from typing import Any
 
 from holon.agent.admission import admit
 from holon.agent.handle import Agent
-from holon.tasks import childend, store
+from holon.tasks import store
+from holon.tasks.child import childend
 
 SOURCE = "child_notification"  # the parent's message: origin system, this subsystem
 
