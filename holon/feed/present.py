@@ -145,12 +145,21 @@ for _action in ("paused", "resumed", "stopped", "woken"):
     )
 
 
+def _escalation(d: dict[str, Any]) -> str:
+    return f"Child agent {d.get('child_agent_id', '?')} asks: {d.get('text') or '(no text)'}"
+
+
 def present(event: dict[str, Any]) -> dict[str, Any]:
     """The operator record of one audit event."""
     kind = str(event.get("kind") or "unknown")
     data = event.get("data") if isinstance(event.get("data"), dict) else {}
     body = None
-    if kind == "brief_recorded":
+    if kind == "child_escalated":  # a private child's NotifyOperator, routed to this parent
+        urgent = data.get("visibility") == "action_required"
+        visibility, category = ("action_required" if urgent else "progress"), "child agent"
+        title, summary = "Child escalation", shorten(_escalation(data), SUMMARY_CHARS)
+        body = str(data.get("text") or "") or None
+    elif kind == "brief_recorded":
         visibility = data.get("visibility")
         if visibility not in _BRIEF_TITLES:
             visibility = "turn_result"

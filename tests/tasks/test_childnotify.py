@@ -55,6 +55,11 @@ def test_child_notification_is_routed_to_its_parent(tmp_path):
     assert value["content_authority"] == "external_evidence"
     # not to the operator: the parent's briefs hold nothing from the child until its turn
     assert "need the password" not in (parent / ".holon/ledger/briefs.jsonl").read_text()
+    # but the operator feed shows the escalation as the parent's, action_required
+    feed = [json.loads(x) for x in holon("feed", "p", "--jsonl").stdout.splitlines()]
+    (asks,) = [r for r in feed if r["source_event_kind"] == "child_escalated"]
+    assert asks["visibility"] == "action_required" and asks["agent_id"] == "p"
+    assert "need the password" in asks["summary"] and asks["provenance"]["task_id"] == rec["id"]
     holon("tick", "p")  # the parent's turn reads it
     briefs = _records(parent / ".holon/ledger/briefs.jsonl")
     assert briefs[-1]["text"] == "the child asks for a password"
