@@ -97,7 +97,7 @@ def _scan(path: Path, offset: int) -> tuple[int, list[Any]]:
 def _unordered(seqs: list[Any], floor: int) -> int:
     count, top = 0, floor
     for s in seqs:
-        if isinstance(s, int) and not isinstance(s, bool):
+        if _is_seq(s):
             if s <= top:
                 count += 1
             top = max(top, s)
@@ -157,7 +157,8 @@ def renumber(path: Path) -> int:
 
 
 def _is_seq(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    """A good event_seq (holon.agent.handle.event_seq): any other is kept, never renumbered."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _first_unordered(recs: list[dict]) -> int | None:
