@@ -164,6 +164,8 @@ class StateView(TypedDict):
     closure: Closure | None
     last_continuation: Continuation | None
     current_work_item_id: str | None
+    active_workspace_id: str
+    cwd: str | None
     pending_wake_hint: dict[str, Any] | None
     inflight: dict[str, InflightTurn]
     active_task_ids: list[str]
