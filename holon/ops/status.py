@@ -94,8 +94,9 @@ def _budget(agent: Agent, state: dict[str, Any]) -> dict[str, Any]:
 def _lifecycle(home: Home, state: dict[str, Any]) -> dict[str, Any]:
     """Work items by readiness, timers, the external trigger, a pending wake hint, and next due."""
     counts: dict[str, int] = {}
+    facts = workitems.wait_facts(home, state["active_task_ids"])
     for rec in workitems.load_all(home).values():
-        label = workitems.readiness(rec, state["current_work_item_id"])
+        label = workitems.readiness(rec, state["current_work_item_id"], facts)
         counts[label] = counts.get(label, 0) + 1
     due = nextdue.read(home)
     return {

@@ -53,6 +53,9 @@ def summary_of(agent: Agent, state: dict[str, Any], extend: Extend | None = None
             "work_item_id": current["id"],
             "objective": current.get("objective"),
             "state": current.get("state"),
+            "scheduling_state": workitems.scheduling_state(
+                current, workitems.wait_facts(home, state["active_task_ids"])
+            ),
         }
         if current
         else None,

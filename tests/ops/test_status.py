@@ -121,6 +121,7 @@ def test_queue_timers_work_items_trigger_and_hint(agent, monkeypatch):
         "work_item_id": current["id"],
         "objective": "Current",
         "state": "open",
+        "scheduling_state": "runnable",
     }
     assert doc["external_trigger"]["status"] == "active"
     assert "token_sha256" not in doc["external_trigger"]
