@@ -75,8 +75,9 @@ def turn_outcome(agent: Agent, ts: TurnState) -> TurnOutcome:
     resume)."""
     out = TurnOutcome(effects=tool_effects(ts))
     state = agent.state()
-    bound = state.bound_work_item_id
-    _commit_bound(agent, workitems.get(agent.home, bound or ""), out.effects, state)
+    bound = state.bound_work_item_id  # else the item the turn picked: the one its brief binds to
+    item = workitems.get(agent.home, bound or state.current_work_item_id or "")
+    _commit_bound(agent, item, out.effects, state)
     out.waiting_reason, out.work_signal = _signals(agent, out.effects)
     completion = out.effects.completion
     out.work_item_id = (
