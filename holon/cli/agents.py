@@ -21,7 +21,9 @@ def init_cmd(path: str | None, agent_id: str | None, template: str, as_json: boo
     """Create an agent home at PATH (default: $HOLON_HOME/agents/ID) and register it.
 
     Fails closed: an existing home or a non-empty directory is never
-    overwritten, and a half-made home is removed.
+    overwritten, and a half-made home is removed. The built-in templates
+    (holon-default, holon-developer) are first seeded into
+    ~/.agents/templates; a copy you edited there is kept and used.
     """
     from holon.home import template_seed
     from holon.home.init import init_home
