@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from holon import clock, config, confined
 from holon.agent.handle import Agent
+from holon.errors import HolonError
 from holon.home.layout import Home
 from holon.ids import new_id
 from holon.store import jsonl
@@ -122,6 +123,7 @@ def new_record(
         "recheck_at": None,
         "recheck_consumed_at": None,
         "result_summary": None,
+        "wait": None,
         "created_at": now,
         "updated_at": now,
     }
@@ -151,28 +153,62 @@ def set_blocker(
         record["recheck_consumed_at"] = None
 
 
-def scheduling_state(record: dict[str, Any], active_task_ids: list[str] | None = None) -> str:
+def wait_facts(home: Home, active_task_ids: list[str]) -> dict[str, Any]:
+    """The runtime facts a recorded wait is checked against: the tasks still running and the
+    external trigger's delivery count (None without an active, readable trigger)."""
+    from holon.agent import triggers  # the trigger module is off the light path until needed
+
+    try:
+        found = triggers.show(home) or {}
+    except HolonError:  # a corrupt descriptor is doctor's finding; it delivers nothing
+        found = {}
+    count = found.get("trigger_count") if found.get("status") == "active" else None
+    return {"active_task_ids": list(active_task_ids), "trigger_count": count}
+
+
+def active_wait(record: dict[str, Any], facts: dict[str, Any] | None = None) -> str | None:
+    """The WorkItem-scoped wait still in force: `task` while a task the item's turn ended on
+    still runs, `external` until the external trigger delivers again (its count moves on, or it
+    is revoked). Without `facts`, the wait as recorded."""
+    wait = record.get("wait") or {}
+    kind = wait.get("kind")
+    if kind not in ("task", "external") or facts is None:
+        return kind if kind in ("task", "external") else None
+    if kind == "task":
+        return "task" if set(wait.get("task_ids") or ()) & set(facts["active_task_ids"]) else None
+    return "external" if facts.get("trigger_count") == wait.get("trigger_count") else None
+
+
+def scheduling_state(record: dict[str, Any], facts: dict[str, Any] | None = None) -> str:
+    """The spec's WorkItemSchedulingState: runnable, waiting_operator, waiting_task,
+    waiting_external, blocked or completed."""
     if record.get("state") == "completed":
         return "completed"
     if record.get("plan_status") == "needs_input":
         return "waiting_operator"
+    wait = active_wait(record, facts)
+    if wait:
+        return f"waiting_{wait}"
     if record.get("blocked_by"):
         return "blocked"
     return "runnable"
 
 
-def readiness(record: dict[str, Any], current_id: str | None) -> str:
-    """The shared readiness projection of one item (current items are labelled `current`)."""
-    sched = scheduling_state(record)
+def readiness(
+    record: dict[str, Any], current_id: str | None, facts: dict[str, Any] | None = None
+) -> str:
+    """The shared readiness projection of one item (current items are labelled `current`); an
+    active task or external wait projects as blocked."""
+    sched = scheduling_state(record, facts)
     if sched == "completed":
         return "completed"
     if record["id"] == current_id:
         return "current"
     if sched == "waiting_operator":
         return "waiting_for_operator"
-    if sched == "blocked":
-        return "triggered_blocked" if record.get("recheck_consumed_at") else "blocked"
-    return "queued_runnable"
+    if sched == "blocked" and record.get("recheck_consumed_at"):
+        return "triggered_blocked"
+    return "queued_runnable" if sched == "runnable" else "blocked"
 
 
 def delivery_summaries(home: Home) -> dict[str, dict[str, Any]]:
@@ -207,12 +243,13 @@ def view(
     record: dict[str, Any],
     current_id: str | None,
     summaries: dict[str, dict[str, Any]] | None = None,
+    facts: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The read-surface shape: the record without inline plan, plus plan_artifact and derived
     views."""
     out = {k: v for k, v in record.items() if k not in ("plan", "schema_version")}
-    out["readiness"] = readiness(record, current_id)
-    out["scheduling_state"] = scheduling_state(record)
+    out["readiness"] = readiness(record, current_id, facts)
+    out["scheduling_state"] = scheduling_state(record, facts)
     out["plan_artifact"] = plan_artifact(home, record["id"])
     if record.get("state") == "completed":
         summary = (summaries if summaries is not None else delivery_summaries(home)).get(

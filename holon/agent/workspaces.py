@@ -125,16 +125,27 @@ def binding(agent: Agent) -> dict[str, Any]:
     if doc.get("active"):
         return dict(doc["active"])
     state = agent.state()
+    return binding_of(agent.home, state.active_workspace_id, state.cwd, doc)
+
+
+def binding_of(
+    home: Home, workspace: str | None, cwd: str | None, doc: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The active binding of a home whose run state names `workspace` and `cwd` (for readers
+    of the stored state as a plain dict: holon.tasks.agentsummary)."""
+    doc = read(home) if doc is None else doc
+    if doc.get("active"):
+        return dict(doc["active"])
     legacy = doc.get("execution_root")
-    if state.active_workspace_id != HOME_ID and legacy:  # the previous shape of this file
+    if workspace and workspace != HOME_ID and legacy:  # the previous shape of this file
         return {
-            **home_binding(agent.home),
-            "workspace_id": state.active_workspace_id,
+            **home_binding(home),
+            "workspace_id": workspace,
             "workspace_anchor": legacy,
             "execution_root": legacy,
-            "cwd": state.cwd or legacy,
+            "cwd": cwd or legacy,
         }
-    return home_binding(agent.home, state.cwd)
+    return home_binding(home, cwd)
 
 
 def workspace_id(anchor: Path) -> str:

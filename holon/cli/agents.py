@@ -21,10 +21,14 @@ def init_cmd(path: str | None, agent_id: str | None, template: str, as_json: boo
     """Create an agent home at PATH (default: $HOLON_HOME/agents/ID) and register it.
 
     Fails closed: an existing home or a non-empty directory is never
-    overwritten, and a half-made home is removed.
+    overwritten, and a half-made home is removed. The built-in templates
+    (holon-default, holon-developer) are first seeded into
+    ~/.agents/templates; a copy you edited there is kept and used.
     """
+    from holon.home import template_seed
     from holon.home.init import init_home
 
+    template_seed.seed()  # the built-in templates into ~/.agents/templates (best effort)
     home = init_home(path, agent_id, template)
     if as_json:
         emit_json({"agent_id": home.agent_id, "home": str(home.root)})

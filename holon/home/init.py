@@ -9,14 +9,14 @@ from pathlib import Path
 
 from holon import clock, config
 from holon.errors import AlreadyExists, UsageError
-from holon.home import migrate, registry, settings, template_skills
+from holon.home import migrate, registry, settings, template_seed, template_skills
 from holon.home.layout import GITATTRIBUTES, GITIGNORE, HOME_FORMAT, Home, is_home
 from holon.model.records import AgentIdentity, AgentState
 from holon.paths import agents_dir
 from holon.store import crashpoint
 from holon.store.atomic import DIR_MODE, fsync_dir, make_private_dir, write_json, write_text
 
-BUILTIN_TEMPLATES = Path(__file__).parent / "templates"
+BUILTIN_TEMPLATES = template_seed.BUILTIN_TEMPLATES
 DEFAULT_AGENT_ID = "main"  # the default agent: it alone also sees the user's skills
 DEFAULT_DAILY_TOKENS = 2_000_000  # a new agent's daily budget, see default_daily_tokens
 
@@ -33,9 +33,13 @@ def default_daily_tokens() -> int:
 
 
 def resolve_template(template: str) -> tuple[Path, dict]:
+    """A template id resolves from `~/.agents/templates/<id>/` (holon.home.template_seed seeds
+    the built-in ones there); a seeded copy still as holon wrote it is the built-in one."""
     builtin = BUILTIN_TEMPLATES / template
+    user = Path.home() / ".agents" / "templates" / template
     if "/" not in template and builtin.is_dir():
-        return builtin, {"source": "builtin", "template_id": template}
+        if not user.is_dir() or template_seed.unmodified(user):
+            return builtin, {"source": "builtin", "template_id": template}
     if template.startswith(("http://", "https://")):
         raise UsageError(
             f"remote templates are not supported: {template}",
@@ -43,7 +47,6 @@ def resolve_template(template: str) -> tuple[Path, dict]:
             hint="clone the template and pass its local directory to --template",
         )
     if "/" not in template:
-        user = Path.home() / ".agents" / "templates" / template
         if user.is_dir():
             return _checked(user), {
                 "source": "user",
@@ -193,7 +196,12 @@ def materialise(
 ) -> None:
     """Fill the empty directory `root` with a home made from template `source` (no registration)."""
     refs = template_skills.refs(source)  # checked before anything is copied
-    shutil.copytree(source, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("skills.json"))
+    shutil.copytree(
+        source,
+        root,
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("skills.json", template_seed.MARK),
+    )
     template_skills.install(refs, root / "skills")
     if refs:
         provenance = {**provenance, "skill_refs": [os.fspath(r) for r in refs]}

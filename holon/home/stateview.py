@@ -37,6 +37,8 @@ SHAPE: dict[str, tuple[type, ...]] = {
     "closure": _OPTIONAL_DICT,
     "last_continuation": _OPTIONAL_DICT,
     "current_work_item_id": _OPTIONAL_STR,
+    "active_workspace_id": (str,),
+    "cwd": _OPTIONAL_STR,
     "pending_wake_hint": _OPTIONAL_DICT,
     "inflight": (dict,),
     "active_task_ids": (list,),

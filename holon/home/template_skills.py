@@ -3,8 +3,9 @@
     {"skill_refs": ["/abs/path/to/skill-dir", ...]}
 
 A ref is an absolute local directory holding a SKILL.md, installed as `skills/<its name>/`; a
-builtin ref (a bare name, or `builtin:<name>`) names a skill shipped with holon, and holon ships
-none, so it fails; a URL fails closed with `unsupported_skill_source` (holon fetches nothing).
+builtin ref (a bare name, or `builtin:<name>`) names a skill shipped with holon in
+`holon/home/skills/` (background-tasks, delegate-work, git-change); a URL fails closed with
+`unsupported_skill_source` (holon fetches nothing).
 Anything else wrong (not JSON, an unknown field, a missing directory, no SKILL.md, a name twice,
 a symlink leading out of the skill, too many files) is `invalid_template_skills`. Everything is
 checked before the template is copied, and init copies into its staging directory, so a failure
@@ -28,6 +29,11 @@ MAX_BYTES = 50 << 20  # per skill
 MAX_JSON_BYTES = 1 << 20
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 FIELDS = ("skill_refs",)
+BUILTIN_SKILLS = Path(__file__).parent / "skills"  # the skills holon ships (`builtin:<name>`)
+
+
+def builtin_names() -> list[str]:
+    return sorted(p.name for p in BUILTIN_SKILLS.iterdir() if (p / "SKILL.md").is_file())
 
 
 def _invalid(message: str, hint: str | None = None) -> UsageError:
@@ -89,10 +95,13 @@ def _resolve(ref: object, i: int) -> Path:
         if "/" in ref or ref.startswith("."):
             raise _invalid(f"{where}: a local skill ref must be an absolute path, not {ref!r}")
         name = ref.removeprefix("builtin:")
-        raise _invalid(
-            f"{where}: unknown builtin skill {name[:100]!r}",
-            hint="holon ships no builtin skills; name a local skill directory by its absolute path",
-        )
+        if not NAME.fullmatch(name) or not (BUILTIN_SKILLS / name / "SKILL.md").is_file():
+            raise _invalid(
+                f"{where}: unknown builtin skill {name[:100]!r}",
+                hint=f"builtin skills: {', '.join(builtin_names())}; or name a local skill "
+                "directory by its absolute path",
+            )
+        return BUILTIN_SKILLS / name
     path = Path(os.path.normpath(ref))
     if not path.is_dir():
         raise _invalid(f"{where}: {path} is not a directory")

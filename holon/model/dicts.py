@@ -74,6 +74,9 @@ class WorkItem(TypedDict):
     recheck_at: str | None
     recheck_consumed_at: str | None
     result_summary: str | None
+    # the wait its last turn ended on: {"kind": "task", "task_ids"} | {"kind": "external",
+    # "trigger_count"} | None (holon.agent.workitems.active_wait)
+    wait: NotRequired[dict[str, Any] | None]
     created_at: str
     updated_at: str
 
@@ -164,6 +167,8 @@ class StateView(TypedDict):
     closure: Closure | None
     last_continuation: Continuation | None
     current_work_item_id: str | None
+    active_workspace_id: str
+    cwd: str | None
     pending_wake_hint: dict[str, Any] | None
     inflight: dict[str, InflightTurn]
     active_task_ids: list[str]

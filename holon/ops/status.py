@@ -1,7 +1,5 @@
-"""AgentSummary: the `holon status` document, from persisted state only.
-
-Built from the run state as a plain dict: state.json as stored when it is current
-(holon.home.stateview, no pydantic), else the validated and repaired AgentState, dumped."""
+"""The `holon status` document: the agent's summary (holon.tasks.agentsummary, the same one
+AgentGet returns), then the operator's sections, from persisted state only."""
 
 from __future__ import annotations
 
@@ -9,14 +7,13 @@ import os
 from typing import Any
 
 from holon import clock
-from holon.agent import autonomy, budget, nextdue, profiles, timers, triggers, workitems
+from holon.agent import autonomy, budget, nextdue, timers, triggers, workitems
 from holon.agent.handle import Agent
 from holon.context import window
 from holon.errors import HolonError
-from holon.home import stateview
 from holon.home.layout import Home
 from holon.sandbox import confine
-from holon.tasks.child import children, childview
+from holon.tasks import agentsummary
 
 
 def _count(path: os.PathLike) -> int:
@@ -27,28 +24,22 @@ def _count(path: os.PathLike) -> int:
 
 
 def agent_summary(home: Home) -> dict[str, Any]:
-    agent = Agent(home).ensure()
-    stored = stateview.current(home)
-    if stored is not None:
-        try:
-            return summary_of(agent, stored)
-        except (KeyError, TypeError, ValueError, AttributeError):
-            pass  # a shape the light check let through: the full read decides
-    return summary_of(agent, agent.state().model_dump(mode="json"))
+    """The agent's summary (holon.tasks.agentsummary, the one AgentGet returns) followed by the
+    operator's sections: home, queue, tasks, sandbox, model, budget, context and lifecycle."""
+    return agentsummary.summary(Agent(home).ensure(), _operator_sections)
 
 
 def summary_of(agent: Agent, state: dict[str, Any]) -> dict[str, Any]:
-    """The summary of `agent` whose run state is `state` (AgentState as JSON)."""
+    """The document of `agent` whose run state is `state` (AgentState as JSON)."""
+    return agentsummary.summary_of(agent, state, _operator_sections)
+
+
+def _operator_sections(agent: Agent, state: dict[str, Any]) -> dict[str, Any]:
     home = agent.home
-    ident = agent.identity()
     queue = home.queue
     summary_model = budget.model_state(state.get("model_override"))
     summary: dict[str, Any] = {
-        "agent_id": home.agent_id,
         "home": str(home.root),
-        "identity": _identity(home, ident),
-        "status": state["status"],
-        "closure": state["closure"],
         "last_continuation": state["last_continuation"],
         "queue": {
             "pending": len(queue.pending()),
@@ -60,15 +51,12 @@ def summary_of(agent: Agent, state: dict[str, Any]) -> dict[str, Any]:
         },
         "tasks": {"active": _count(home.tasks_active)},
         "sandbox": confine.summary(home),
-        "current_work_item_id": state["current_work_item_id"],
         "model": summary_model,
         "budget": _budget(agent, state),
-        "token_usage": state["token_usage"],
         "last_turn": state["last_turn"],
         "sleeping_until": state["sleeping_until"],
         "last_tick_at": state["last_tick_at"],
         "last_brief_at": state["last_brief_at"],
-        "loaded_agents_md": _agents_md(home),
         "context": _context(state, summary_model),
     }
     if state["status"] == "stopped":
@@ -83,9 +71,6 @@ def summary_of(agent: Agent, state: dict[str, Any]) -> dict[str, Any]:
     if summary["budget"].get("hold"):
         summary["queue"]["held_by_budget"] = summary["queue"]["pending"]
     summary.update(_lifecycle(home, state))
-    kids = children.child_records(home, live_only=True, active_ids=state["active_task_ids"])
-    if kids:  # private children: shown here and by `holon agents --all`, not in `holon agents`
-        summary["active_children"] = [childview.projection(r) for r in kids]
     return summary
 
 
@@ -106,27 +91,12 @@ def _budget(agent: Agent, state: dict[str, Any]) -> dict[str, Any]:
         return {"error": error, "self_driven_turns": driven}
 
 
-def _identity(home: Home, ident: dict[str, Any]) -> dict[str, Any]:
-    """Who the agent is: kind, visibility, ownership (the values an agent.json without them
-    means), its effective profile preset (holon.agent.profiles) and its lineage parent."""
-    return {
-        "kind": ident.get("kind", "named"),
-        "visibility": ident.get("visibility", "public"),
-        "ownership": ident.get("ownership", "self_owned"),
-        "profile_preset": profiles.preset_of(home),
-        "lineage_parent_agent_id": ident.get("lineage_parent_agent_id"),
-    } | {  # a public agent another agent's turn created: who binds it (holon.agent.lineage)
-        key: ident[key]
-        for key in ("lineage_root_agent_id", "lineage_depth")
-        if ident.get(key) is not None
-    }
-
-
 def _lifecycle(home: Home, state: dict[str, Any]) -> dict[str, Any]:
     """Work items by readiness, timers, the external trigger, a pending wake hint, and next due."""
     counts: dict[str, int] = {}
+    facts = workitems.wait_facts(home, state["active_task_ids"])
     for rec in workitems.load_all(home).values():
-        label = workitems.readiness(rec, state["current_work_item_id"])
+        label = workitems.readiness(rec, state["current_work_item_id"], facts)
         counts[label] = counts.get(label, 0) + 1
     due = nextdue.read(home)
     return {
@@ -165,13 +135,3 @@ def _context(state: dict[str, Any], model: dict[str, Any]) -> dict[str, Any]:
         "last_compaction": ctx["last_compaction"],
         "working_memory_revision": wm["revision"],
     }
-
-
-def _agents_md(home: Home) -> dict[str, Any] | None:
-    """AGENTS.md's size; None without one, or when it is a symlink loop or cannot be looked at
-    (the prompt refuses it then: holon.confined)."""
-    try:
-        size = home.agents_md.stat().st_size
-    except OSError:
-        return None
-    return {"source_kind": "agent", "path": str(home.agents_md), "bytes": size}

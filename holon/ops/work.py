@@ -10,11 +10,17 @@ from holon.errors import UsageError
 from holon.home.layout import Home
 
 
+def _focus(home: Home) -> tuple[str | None, dict[str, Any]]:
+    """The current item's id and the facts its waits are checked against."""
+    state = Agent(home).state()
+    return state.current_work_item_id, workitems.wait_facts(home, state.active_task_ids)
+
+
 def listing(home: Home, include_completed: bool = False) -> list[dict[str, Any]]:
-    current = Agent(home).state().current_work_item_id
+    current, facts = _focus(home)
     summaries = workitems.delivery_summaries(home)
     return [
-        workitems.view(home, r, current, summaries)
+        workitems.view(home, r, current, summaries, facts)
         for r in workitems.load_all(home).values()
         if include_completed or r.get("state") != "completed"
     ]
@@ -28,7 +34,8 @@ def show(home: Home, work_item_id: str) -> dict[str, Any]:
             kind="unknown_work_item",
             hint=f"see `holon work list {home.agent_id} --all`",
         )
-    return workitems.view(home, rec, Agent(home).state().current_work_item_id)
+    current, facts = _focus(home)
+    return workitems.view(home, rec, current, facts=facts)
 
 
 def create(home: Home, objective: str, plan: str | None = None) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import Any
 from holon import config
 from holon.agent import workitems
 from holon.agent.handle import Agent
+from holon.safetext import one_line
 from holon.store import jsonl
 
 MUTATION_TOOLS = ("CreateWorkItem", "PickWorkItem", "UpdateWorkItem", "CompleteWorkItem")
@@ -20,6 +21,8 @@ CANDIDATE_ORDER = (
 )
 RECENT_COMPLETED = 5
 TRACE_ENTRIES = 12
+TRACE_RECORDS = 400  # transcript records looked back through for the trace
+TRACE_CHARS = 300
 
 
 # -- prompt projection ---------------------------------------------------------
@@ -31,11 +34,12 @@ def projection(agent: Agent) -> str | None:
     if not items:
         return None
     state = agent.state()
+    facts = workitems.wait_facts(agent.home, state.active_task_ids)
     current = items.get(state.current_work_item_id or "")
     summaries = workitems.delivery_summaries(agent.home)
     lines = ["# Work queue"]
     if current and current.get("state") == "open":
-        lines += ["## Current work item", _full(agent, current)]
+        lines += ["## Current work item", _full(agent, current, facts)]
         trace = _trace(agent, current["id"])
         if trace:
             lines += ["### Recent progress on this item", *trace]
@@ -44,7 +48,7 @@ def projection(agent: Agent) -> str | None:
     groups: dict[str, list[str]] = {k: [] for k in CANDIDATE_ORDER}
     completed = [r for r in items.values() if r.get("state") == "completed"]
     for rec in items.values():
-        label = workitems.readiness(rec, state.current_work_item_id)
+        label = workitems.readiness(rec, state.current_work_item_id, facts)
         if label in ("current", "completed"):
             continue
         extra = f" — blocked by: {rec['blocked_by']}" if rec.get("blocked_by") else ""
@@ -61,11 +65,12 @@ def projection(agent: Agent) -> str | None:
     return "\n".join(lines)
 
 
-def _full(agent: Agent, rec: dict[str, Any]) -> str:
+def _full(agent: Agent, rec: dict[str, Any], facts: dict[str, Any]) -> str:
     out = [
         f"id: {rec['id']}",
         f"objective: {rec['objective']}",
         f"plan_status: {rec.get('plan_status')}",
+        f"scheduling_state: {workitems.scheduling_state(rec, facts)}",
     ]
     art = workitems.plan_artifact(agent.home, rec["id"])
     if art and "refused" in art:
@@ -87,11 +92,32 @@ def _full(agent: Agent, rec: dict[str, Any]) -> str:
 
 
 def _trace(agent: Agent, work_item_id: str) -> list[str]:
+    """The item's recent process trace (spec, Work-Queue Prompt Projection), in order: its
+    briefs, and the assistant text blocks and tool executions (name and status, never their
+    output) of the turns whose brief binds to it. Provider thinking is not in these records,
+    and the transcript is this agent's own."""
+    records = jsonl.tail(agent.home.transcript, TRACE_RECORDS)
+    turns = {r["turn_id"] for r in records if _bound_brief(r, work_item_id) and r.get("turn_id")}
     lines = []
-    for brief in jsonl.tail(agent.home.briefs, 50):
-        if brief.get("work_item_id") == work_item_id and brief.get("text"):
-            lines.append(f"- brief: {brief['text'][:300]}")
+    for rec in records:
+        if _bound_brief(rec, work_item_id):
+            lines.append(f"- brief: {one_line(rec['data']['brief']['text'], TRACE_CHARS)}")
+        elif rec.get("turn_id") in turns and (step := _step(rec.get("data") or {}, rec["kind"])):
+            lines.append(step)
     return lines[-TRACE_ENTRIES:]
+
+
+def _bound_brief(rec: dict[str, Any], work_item_id: str) -> bool:
+    brief = (rec.get("data") or {}).get("brief") if rec.get("kind") == "brief" else None
+    return bool(brief and brief.get("work_item_id") == work_item_id and brief.get("text"))
+
+
+def _step(data: dict[str, Any], kind: str) -> str | None:
+    if kind == "assistant_round" and str(data.get("text") or "").strip():
+        return f"- assistant: {one_line(str(data['text']), TRACE_CHARS)}"
+    if kind == "tool_result" and data.get("tool_name"):
+        return f"- tool {one_line(str(data['tool_name']), 64)}: {data.get('status')}"
+    return None
 
 
 # -- stale-progress reminder (provider-only, never persisted) ------------------------

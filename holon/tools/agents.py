@@ -4,11 +4,11 @@ agent) and AgentGet (the summary of this agent or one of its descendants)."""
 from __future__ import annotations
 
 import os
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from holon.agent import lineage, profiles, workitems, workspaces
+from holon.agent import lineage, profiles, workspaces
 from holon.agent.admission import admit
 from holon.agent.handle import Agent
 from holon.errors import HolonError
@@ -17,12 +17,11 @@ from holon.home.init import init_home, resolve_template
 from holon.home.layout import AGENT_ID, Home
 from holon.paths import agents_dir
 from holon.store.atomic import write_json
+from holon.tasks import agentsummary
 from holon.tasks.child import children, childview
 from holon.tools.base import Tool, ToolArgs, ToolContext, ToolFailure, ToolOutput
 
 MAX_MESSAGE_CHARS = 64000
-# shown when set: a public agent another agent created, and an archived child
-LINEAGE_SHOWN = ("lineage_root_agent_id", "lineage_depth", "archived_at")
 
 
 class SpawnAgentArgs(ToolArgs):
@@ -218,7 +217,7 @@ class AgentGet(Tool):
 
     def run(self, ctx: ToolContext, args: AgentGetArgs) -> ToolOutput:
         home = ctx.home if args.agent_id in (None, ctx.agent.id) else _descendant(ctx, args)
-        summary = agent_summary(Agent(home))
+        summary = agentsummary.summary(Agent(home))
         return ToolOutput(f"agent {home.agent_id} is {summary['status']}", {"agent": summary})
 
 
@@ -240,65 +239,3 @@ def _descendant(ctx: ToolContext, args: AgentGetArgs) -> Home:
             return home
         root = Home(root).parent_root
     raise refused
-
-
-def agent_summary(agent: Agent) -> dict[str, Any]:
-    state, ident = agent.state(), agent.identity()
-    bound = workspaces.binding(agent)
-    current = workitems.get(agent.home, state.current_work_item_id or "")
-    root = bound["execution_root"]
-    return {
-        "identity": {
-            key: ident.get(key)
-            for key in (
-                "agent_id",
-                "kind",
-                "visibility",
-                "ownership",
-                "profile_preset",
-                "lineage_parent_agent_id",
-            )
-        }
-        | {k: ident[k] for k in LINEAGE_SHOWN if ident.get(k) is not None},
-        "status": state.status.value,
-        "closure": (state.closure or {}).get("outcome"),
-        "waiting_reason": (state.closure or {}).get("waiting_reason"),
-        "active_workspace": {
-            k: bound.get(k) for k in ("workspace_id", "execution_root", "cwd", "mode", "worktree")
-        },
-        "current_work_item": {
-            "work_item_id": current["id"],
-            "title": current.get("title") or current.get("summary"),
-            "state": current.get("state"),
-        }
-        if current
-        else None,
-        "token_usage": {
-            "input": state.total_input_tokens,
-            "output": state.total_output_tokens,
-            "model_rounds": state.total_model_rounds,
-        },
-        "active_task_ids": list(state.active_task_ids),
-        "loaded_agents_md": _agents_md(agent.home, root),
-        "active_children": [
-            childview.projection(r) for r in children.child_records(agent.home, live_only=True)
-        ],
-    }
-
-
-def _agents_md(home: Home, workspace_root: str | None) -> list[dict[str, Any]]:
-    """Source metadata of the AGENTS.md files a turn loads (path, bytes); never their content."""
-    paths = [("agent", home.agents_md)]
-    if workspace_root and os.path.abspath(workspace_root) != os.path.abspath(home.root):
-        for name in ("AGENTS.md", "CLAUDE.md"):
-            candidate = os.path.join(workspace_root, name)
-            if os.path.isfile(candidate):
-                paths.append(("workspace", candidate))
-                break
-    out = []
-    for scope, path in paths:
-        try:
-            out.append({"scope": scope, "path": str(path), "bytes": os.path.getsize(path)})
-        except OSError:
-            continue
-    return out

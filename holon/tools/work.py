@@ -54,7 +54,9 @@ def _require(agent: Agent, work_item_id: str, *, open_only: bool = True) -> dict
 
 
 def _view(agent: Agent, rec: dict[str, Any]) -> dict[str, Any]:
-    return workitems.view(agent.home, rec, agent.state().current_work_item_id)
+    state = agent.state()
+    facts = workitems.wait_facts(agent.home, state.active_task_ids)
+    return workitems.view(agent.home, rec, state.current_work_item_id, facts=facts)
 
 
 class CreateWorkItem(Tool):
@@ -240,12 +242,15 @@ class ListWorkItems(Tool):
 
     def run(self, ctx: ToolContext, args: Args) -> ToolOutput:
         agent = ctx.agent
-        current = agent.state().current_work_item_id
+        state = agent.state()
+        current = state.current_work_item_id
+        facts = workitems.wait_facts(agent.home, state.active_task_ids)
         rows = [
             {
                 "id": r["id"],
                 "objective": r["objective"],
-                "readiness": workitems.readiness(r, current),
+                "readiness": workitems.readiness(r, current, facts),
+                "scheduling_state": workitems.scheduling_state(r, facts),
                 "plan_status": r.get("plan_status"),
                 "blocked_by": r.get("blocked_by"),
             }

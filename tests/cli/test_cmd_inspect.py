@@ -27,7 +27,7 @@ SUMMARY_KEYS = {
     "tasks",
     "model",
     "token_usage",
-    "current_work_item_id",
+    "current_work_item",
     "last_tick_at",
     "timers",
     "next_due_at",

@@ -94,6 +94,8 @@ def test_agents_all_lists_a_broken_home_without_identity(agent):
 def test_status_json_shows_identity(agent):
     ident = ok_json(status_cmd, "a", "--json")["identity"]
     assert ident == {
+        "agent_id": "a",
+        "agent_home": str(agent.root),
         "kind": "named",
         "visibility": "public",
         "ownership": "self_owned",
@@ -101,4 +103,5 @@ def test_status_json_shows_identity(agent):
         "lineage_parent_agent_id": None,
     }
     _make_child(agent)
-    assert ok_json(status_cmd, "a", "--json")["identity"] == CHILD
+    ident = ok_json(status_cmd, "a", "--json")["identity"]
+    assert ident == {"agent_id": "a", "agent_home": str(agent.root)} | CHILD

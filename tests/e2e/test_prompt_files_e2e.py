@@ -218,7 +218,7 @@ def test_a_symlink_loop_is_named_and_status_still_answers(holon_env, tmp_path):
     model = write_script(tmp_path / "s.jsonl", [{"text": "done"}])
     status = run("status", "a", "--json")
     assert status.returncode == 0, status.stderr
-    assert json.loads(status.stdout)["loaded_agents_md"] is None
+    assert json.loads(status.stdout)["loaded_agents_md"] == []
     debug = run("debug", "prompt", "a", "--json", "--model", model)
     assert refused_paths(json.loads(debug.stdout)["manifest"]) == {
         str(home / "AGENTS.md"): "symlink_loop"

@@ -270,3 +270,40 @@ def test_a_turn_that_sleeps_on_its_task_waits_for_the_result_across_a_crash(tmp_
     assert state.active_task_ids == []
     assert state.closure["waiting_reason"] != "awaiting_task_result"
     assert "the build finished" in json.dumps(transcript(home)[-5:])
+
+
+def test_work_item_waits_on_its_task_and_runs_again_when_the_result_arrives(tmp_path):
+    """Spec, Work-Item Persistence Foundation (WorkItemSchedulingState `waiting_task` from an
+    active task wait) through real turns: the item's turn rests on a background task, so the
+    item is waiting_task (projected as blocked); once the task's result arrives it is runnable
+    and the turn that result wakes clears the wait."""
+    home = init_agent()
+    item = json.loads(holon("work", "create", "a", "build it", "--json").stdout)["id"]
+    model = write_script(
+        tmp_path / "s.jsonl",
+        [
+            {"tool_calls": [{"name": "PickWorkItem", "arguments": {"work_item_id": item}}]},
+            {
+                "tool_calls": [
+                    {
+                        "name": "ExecCommand",
+                        "arguments": {"cmd": "sleep 60", "login": False, "yield_time_ms": 200},
+                    }
+                ]
+            },
+            {"tool_calls": [{"name": "Sleep", "arguments": {}}]},
+            {"text": "waiting for the build"},
+            {"text": "the build ended"},
+        ],
+    )
+    holon("prompt", "a", "build it", "--model", model)
+    task_id = tool_results(home)[1]["data"]["envelope"]["result"]["task_handle"]["task_id"]
+    shown = json.loads(holon("work", "show", "a", item).stdout)
+    assert shown["scheduling_state"] == "waiting_task" and shown["readiness"] == "current"
+    assert shown["wait"] == {"kind": "task", "task_ids": [task_id]}
+    holon("task", "stop", "a", task_id)
+    wait_for(lambda: record(home, task_id).get("result_message_id"))
+    assert json.loads(holon("work", "show", "a", item).stdout)["scheduling_state"] == "runnable"
+    holon("tick", "a", "--model", model)
+    shown = json.loads(holon("work", "show", "a", item).stdout)
+    assert shown["wait"] is None and shown["scheduling_state"] == "runnable"

@@ -23,7 +23,10 @@ KEYS = {
     "last_continuation",
     "queue",
     "tasks",
-    "current_work_item_id",
+    "current_work_item",
+    "active_workspace",
+    "active_task_ids",
+    "active_children",
     "model",
     "token_usage",
     "last_turn",
@@ -46,6 +49,8 @@ def test_fresh_agent_document(agent):
     assert set(doc) == KEYS
     assert doc["agent_id"] == "a" and doc["home"] == str(agent.root)
     assert doc["identity"] == {
+        "agent_id": "a",
+        "agent_home": str(agent.root),
         "kind": "named",
         "visibility": "public",
         "ownership": "self_owned",
@@ -63,11 +68,9 @@ def test_fresh_agent_document(agent):
     assert doc["tasks"] == {"active": 0}
     assert doc["model"]["effective_model"] is None and doc["model"]["source"] == "runtime_default"
     assert doc["token_usage"]["total"]["total_tokens"] == 0
-    assert doc["loaded_agents_md"] == {
-        "source_kind": "agent",
-        "path": str(agent.agents_md),
-        "bytes": agent.agents_md.stat().st_size,
-    }
+    assert doc["loaded_agents_md"] == [
+        {"scope": "agent", "path": str(agent.agents_md), "bytes": agent.agents_md.stat().st_size}
+    ]
     assert doc["work_items"] == {} and doc["timers"] == [] and doc["next_due_at"] is None
     assert "lifecycle_hint" not in doc
     json.dumps(doc)  # a JSON document
@@ -114,7 +117,12 @@ def test_queue_timers_work_items_trigger_and_hint(agent, monkeypatch):
     assert doc["timers"] == [{"id": timer["id"], "schedule": "once", "due_at": clock.iso(T0 + 600)}]
     assert doc["next_due_at"] == clock.iso(T0 + 600)
     assert doc["work_items"] == {"current": 1, "queued_runnable": 1}
-    assert doc["current_work_item_id"] == current["id"]
+    assert doc["current_work_item"] == {
+        "work_item_id": current["id"],
+        "objective": "Current",
+        "state": "open",
+        "scheduling_state": "runnable",
+    }
     assert doc["external_trigger"]["status"] == "active"
     assert "token_sha256" not in doc["external_trigger"]
     assert doc["pending_wake_hint"]["source"] == "ci"
@@ -129,7 +137,7 @@ def test_lifecycle_hints_and_missing_agents_md(agent):
     doc = status.agent_summary(agent)
     assert doc["lifecycle_hint"].startswith("stopped: run `holon resume a`")
     agent.agents_md.unlink()
-    assert status.agent_summary(agent)["loaded_agents_md"] is None
+    assert status.agent_summary(agent)["loaded_agents_md"] == []
 
 
 def test_status_command_prints_the_document(agent):

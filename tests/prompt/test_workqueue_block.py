@@ -145,3 +145,30 @@ def test_stale_reminder_is_bounded(agent, monkeypatch):
     a = Agent(agent)
     _current(a, _item(a, "x" * 500))
     assert len(workqueue.stale_reminder(a, _rounds(1), {})) == 40
+
+
+def test_current_item_trace_shows_text_and_tool_executions_not_only_briefs(agent):
+    """Spec, Work-Queue Prompt Projection: the recent current-WorkItem process trace comes
+    from bound briefs, tool executions and assistant transcript text blocks (no thinking, no
+    tool output, nothing of turns bound elsewhere)."""
+    a = Agent(agent)
+    rec = _item(a, "Fix the build")
+    _current(a, rec)
+    for turn, item in (("turn_1", rec["id"]), ("turn_2", None)):
+        a.transcript("assistant_round", turn_id=turn, text=f"looking at {turn}", thinking="hmm")
+        a.transcript(
+            "tool_result",
+            turn_id=turn,
+            tool_name="ExecCommand",
+            status="success",
+            rendered="SECRET",
+        )
+        a.brief("result", f"done with {turn}", turn_id=turn, work_item_id=item)
+    text = workqueue.projection(a)
+    assert (
+        "### Recent progress on this item\n"
+        "- assistant: looking at turn_1\n"
+        "- tool ExecCommand: success\n"
+        "- brief: done with turn_1"
+    ) in text
+    assert "turn_2" not in text and "SECRET" not in text and "hmm" not in text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from holon.agent import admission, workitems
+from holon.agent import admission, triggers, workitems
 from holon.agent.handle import Agent
 from holon.model.messages import MessageEnvelope
 from holon.model.records import AgentState, AgentStatus
@@ -311,7 +311,10 @@ def test_current_runnable_item_continues_unless_the_turn_sleeps(agent):
     assert slept.work_signal is None and slept.waiting_reason == "awaiting_timer"
 
 
-def test_sleeping_on_active_tasks_commits_a_blocker_on_the_bound_item_once(agent):
+def test_sleeping_on_active_tasks_makes_the_bound_item_waiting_task_once(agent):
+    """Spec, Work-Item Persistence Foundation: the scheduling state derives from active task
+    waits (`waiting_task`, projected as blocked); the wait is committed once on the bound item
+    (Turn-End Work-Item Transition Commit) and ends when the task's result arrives."""
     a = Agent(agent)
     rec = workitems.append(a, workitems.new_record("a", "Build"))
 
@@ -323,12 +326,41 @@ def test_sleeping_on_active_tasks_commits_a_blocker_on_the_bound_item_once(agent
     ts = _ts(_result("0:s", effects={"sleep": {"reason": "wait for the build"}}))
     out = closure.turn_outcome(a, ts)
     assert out.waiting_reason == "awaiting_task_result"
-    assert workitems.get(agent, rec["id"])["blocked_by"] == "waiting for task result: task_build"
+    stored = workitems.get(agent, rec["id"])
+    assert stored["wait"] == {"kind": "task", "task_ids": ["task_build"]}
+    assert stored["blocked_by"] is None
+    facts = workitems.wait_facts(agent, ["task_build"])
+    assert workitems.scheduling_state(stored, facts) == "waiting_task"
+    assert workitems.readiness(stored, None, facts) == "blocked"
     lines = len(list(jsonl.read(agent.work_items)))
     closure.turn_outcome(a, ts)  # a resumed settle does not commit it again
     assert len(list(jsonl.read(agent.work_items))) == lines
-    committed = [e for e in jsonl.read(agent.events) if e["kind"] == "work_item_blocker_committed"]
+    committed = [e for e in jsonl.read(agent.events) if e["kind"] == "work_item_wait_committed"]
     assert len(committed) == 1
+    a.update_state(lambda s: setattr(s, "active_task_ids", []))  # the task's result arrived
+    assert workitems.scheduling_state(stored, workitems.wait_facts(agent, [])) == "runnable"
+    out = closure.turn_outcome(a, _ts())  # the turn it wakes continues the item
+    assert out.work_signal and out.work_signal["reactivation_mode"] == "continue_active"
+    assert workitems.get(agent, rec["id"])["wait"] is None
+
+
+def test_resting_on_an_external_trigger_makes_the_item_waiting_external(agent):
+    """Spec, Work-Item Persistence Foundation: active external waits give `waiting_external`;
+    the trigger's next delivery ends the wait (the item is runnable again)."""
+    a = Agent(agent)
+    rec = workitems.append(a, workitems.new_record("a", "Await review"))
+    a.update_state(lambda s: setattr(s, "bound_work_item_id", rec["id"]))
+    a.update_state(lambda s: setattr(s, "current_work_item_id", rec["id"]))
+    _, token = triggers.rotate(agent)
+    out = closure.turn_outcome(a, _ts(_result("0:s", effects={"sleep": {"reason": "review"}})))
+    assert out.waiting_reason == "awaiting_external_change"
+    stored = workitems.get(agent, rec["id"])
+    assert stored["wait"]["kind"] == "external"
+    assert workitems.scheduling_state(stored, workitems.wait_facts(agent, [])) == (
+        "waiting_external"
+    )
+    triggers.deliver(token, source="ci")  # the external change arrived
+    assert workitems.scheduling_state(stored, workitems.wait_facts(agent, [])) == "runnable"
 
 
 def test_message_built_by_admission_resolves_like_its_kind(agent):

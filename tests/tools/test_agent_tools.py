@@ -10,8 +10,9 @@ import pytest
 from holon.agent.handle import Agent
 from holon.home import registry
 from holon.home.init import init_home
+from holon.tasks.agentsummary import summary as agent_summary
 from holon.tools import registry as tools
-from holon.tools.agents import agent_summary
+from holon.tools.agents import AgentGet
 from holon.tools.base import ToolContext
 
 
@@ -69,10 +70,11 @@ def test_agent_get_self_child_and_refusal(parent):
         "task_handle",
         "child_supervision",
     }
-    me = call(ctx, "AgentGet", {})["result"]["agent"]
+    me = call(ctx, AgentGet.name, {})["result"]["agent"]
     assert me == agent_summary(Agent(parent))
     assert me["identity"] == {
         "agent_id": "p",
+        "agent_home": str(parent.root),
         "kind": "named",
         "visibility": "public",
         "ownership": "self_owned",

@@ -198,6 +198,7 @@ def test_get_and_list(ctx):
                 "id": b["id"],
                 "objective": "b",
                 "readiness": "current",
+                "scheduling_state": "runnable",
                 "plan_status": "draft",
                 "blocked_by": None,
             }

@@ -28,6 +28,12 @@ _ANSWERS = {
     "task_result": "awaiting_task_result",
     "timer_fire": "awaiting_timer",
 }
+# a current item's active wait -> the closure's waiting reason
+WAITING = {
+    "waiting_operator": "awaiting_operator_input",
+    "waiting_task": "awaiting_task_result",
+    "waiting_external": "awaiting_external_change",
+}
 
 
 @dataclass
@@ -65,12 +71,13 @@ def tool_effects(ts: TurnState) -> ToolEffects:
 
 
 def turn_outcome(agent: Agent, ts: TurnState) -> TurnOutcome:
-    """Effects plus closure signals, after committing the bound item's blocker (idempotent on
+    """Effects plus closure signals, after committing the bound item's wait (idempotent on
     resume)."""
     out = TurnOutcome(effects=tool_effects(ts))
     state = agent.state()
-    bound = state.bound_work_item_id
-    _commit_bound(agent, workitems.get(agent.home, bound or ""), out.effects, state)
+    bound = state.bound_work_item_id  # else the item the turn picked: the one its brief binds to
+    item = workitems.get(agent.home, bound or state.current_work_item_id or "")
+    _commit_bound(agent, item, out.effects, state)
     out.waiting_reason, out.work_signal = _signals(agent, out.effects)
     completion = out.effects.completion
     out.work_item_id = (
@@ -84,12 +91,13 @@ def _signals(agent: Agent, effects: ToolEffects) -> tuple[str | None, WorkSignal
     state = agent.state()
     awaited = tracking.awaited(agent.home, state.active_task_ids)  # not a child's supervision
     items = workitems.load_all(agent.home)
+    facts = workitems.wait_facts(agent.home, state.active_task_ids)
     current = items.get(state.current_work_item_id or "")
     sleeping = effects.sleep is not None
     if current and current.get("state") == "open":
-        sched = workitems.scheduling_state(current)
-        if sched == "waiting_operator":
-            return "awaiting_operator_input", None
+        sched = workitems.scheduling_state(current, facts)
+        if sched in WAITING:
+            return WAITING[sched], None
         if sched == "blocked":
             return ("awaiting_task_result" if awaited else "awaiting_external_change"), None
         if not sleeping:
@@ -102,7 +110,7 @@ def _signals(agent: Agent, effects: ToolEffects) -> tuple[str | None, WorkSignal
         queued = [
             r
             for r in items.values()
-            if workitems.readiness(r, state.current_work_item_id) == "queued_runnable"
+            if workitems.readiness(r, state.current_work_item_id, facts) == "queued_runnable"
         ]
         if queued:
             return None, {
@@ -120,19 +128,34 @@ def _signals(agent: Agent, effects: ToolEffects) -> tuple[str | None, WorkSignal
 def _commit_bound(
     agent: Agent, bound: dict[str, Any] | None, effects: ToolEffects, state: AgentState
 ) -> None:
-    """Runtime facts show a blocking wait (the turn slept on active tasks): record it on the bound
-    item."""
-    if not bound or bound.get("state") != "open" or bound.get("blocked_by"):
+    """Record on the bound open item the wait its turn ended on (spec, Work-Item Persistence
+    Foundation: active task and external waits): the tasks it rests on (any, a child's
+    included, when the turn slept; else those it awaits), or, resting with no task and no
+    timer, the active external trigger's next delivery. A turn that ends on neither clears it.
+    Idempotent on resume: an unchanged wait is not written again."""
+    if not bound or bound.get("state") != "open":
         return
-    if effects.sleep is not None and state.active_task_ids:
-        rec = dict(bound)
-        workitems.set_blocker(
-            rec, f"waiting for task result: {', '.join(state.active_task_ids)}", None
-        )
-        workitems.append(agent, rec)
-        agent.event(
-            "work_item_blocker_committed", work_item_id=rec["id"], blocked_by=rec["blocked_by"]
-        )
+    wait = _wait_of(agent, effects, state)
+    if wait == bound.get("wait"):
+        return
+    workitems.append(agent, {**bound, "wait": wait})
+    agent.event("work_item_wait_committed", work_item_id=bound["id"], wait=wait)
+
+
+def _wait_of(agent: Agent, effects: ToolEffects, state: AgentState) -> dict[str, Any] | None:
+    sleeping = effects.sleep is not None
+    tasks = (
+        list(state.active_task_ids)
+        if sleeping
+        else tracking.awaited(agent.home, state.active_task_ids)
+    )
+    if tasks:
+        return {"kind": "task", "task_ids": tasks}
+    if sleeping and not effects.sleep.until:
+        count = workitems.wait_facts(agent.home, [])["trigger_count"]
+        if count is not None:
+            return {"kind": "external", "trigger_count": count}
+    return None
 
 
 def apply_closure(state: AgentState, ts: TurnState, outcome: str, turn: TurnOutcome | None) -> None:
