@@ -84,7 +84,7 @@ def check(home: Home) -> Due:
     if dead:
         reasons.append("task_recovery")
     dot = os.path.dirname(next_due_file)
-    if _temp_left(dot) or _temp_left(os.path.join(dot, "timers")):
+    if any(_temp_left(os.path.join(dot, d)) for d in ("", "timers", "indexes")):
         reasons.append("crash_recovery")
     if _nonempty(os.path.join(dot, "patches")):  # an ApplyPatch journal: finish or undo it
         reasons.append("patch_recovery")

@@ -56,10 +56,13 @@ def _stamp(path: Path) -> list[int] | None:
     return [st.st_ino, st.st_size]
 
 
-def problems(home: Home, *, full: bool = False) -> dict[str, dict[str, int]]:
+def problems(
+    home: Home, *, full: bool = False, tops: dict[str, int] | None = None
+) -> dict[str, dict[str, int]]:
     """ledger file name -> {"bad": conflict marker lines, "unordered": events out of order};
     only ledgers with a problem. Reads what was appended since the last clean check unless
-    `full`."""
+    `full` (nothing at all when nothing was); `tops` gets each ledger's highest good event_seq,
+    so recording the check needs no second read."""
     seen = {} if full else _checked(home)
     out = {}
     for path in ledgers(home):
@@ -67,8 +70,10 @@ def problems(home: Home, *, full: bool = False) -> dict[str, dict[str, int]]:
         offset = 0
         if isinstance(last, list) and stamp and last[0] == stamp[0] and last[1] <= stamp[1]:
             offset = last[1]
-        bad, seqs = _scan(path, offset)
+        bad, seqs = _scan(path, offset) if not (stamp and offset == stamp[1]) else (0, [])
         floor = last[2] if offset and isinstance(last, list) and len(last) > 2 else 0
+        if tops is not None:
+            tops[path.name] = max([floor, *(x for x in seqs if _is_seq(x))])
         unordered = _unordered(seqs, floor) if path.name == "events.jsonl" else 0
         if bad or unordered:
             out[path.name] = {"bad": bad, "unordered": unordered}
@@ -104,13 +109,17 @@ def _unordered(seqs: list[Any], floor: int) -> int:
     return count
 
 
-def record_clean(home: Home) -> None:
-    """Note every ledger as checked up to its end (after a clean check or a settle)."""
+def record_clean(home: Home, tops: dict[str, int] | None = None) -> None:
+    """Note every ledger as checked up to its end (after a clean check or a settle); `tops`:
+    the highest event_seq of each, as the check just found it (else read)."""
     data: dict[str, Any] = {}
     for path in ledgers(home):
         stamp = _stamp(path)
         if stamp:
-            last = jsonl.last(path) if path.name == "events.jsonl" else None
+            if tops is not None and path.name in tops:
+                last = {"event_seq": tops[path.name]}
+            else:
+                last = jsonl.last(path) if path.name == "events.jsonl" else None
             seq = (last or {}).get("event_seq")
             data[path.name] = [*stamp, seq if isinstance(seq, int) else 0]
     try:
@@ -176,7 +185,8 @@ def settle(agent: Agent) -> None:
     """At the tick, before a message is claimed: `ledger_conflict` for lines that are not
     records, a merged events ledger renumbered (with a `ledger_merged` event)."""
     home = agent.home
-    found = problems(home)
+    tops: dict[str, int] = {}
+    found = problems(home, tops=tops)
     error = conflict(home, found)
     if error is not None:
         raise error
@@ -186,7 +196,7 @@ def settle(agent: Agent) -> None:
             agent.events_rewritten()
             agent.event("ledger_merged", renumbered=renumbered)
     if found or _checked(home) != _stamps(home):
-        record_clean(home)
+        record_clean(home, None if found else tops)
 
 
 def _stamps(home: Home) -> dict[str, Any]:

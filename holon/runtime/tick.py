@@ -377,7 +377,7 @@ def _remove_stale_temps(agent: Agent, state: AgentState) -> None:
     the tasks still running."""
     home = agent.home
     active = [home.task_dir(t) for t in state.active_task_ids if is_id(t)]
-    dirs = [home.dot, home.timers, *active]
+    dirs = [home.dot, home.timers, home.indexes, *active]  # indexes: ledgermerge's checked file
     if state.status == AgentStatus.awake_running:  # a turn died: maybe while starting a task
         dirs += _unrecorded_task_dirs(home)
     removed = [name for d in dirs for name in atomic.remove_stale_temps(d)]

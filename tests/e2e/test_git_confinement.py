@@ -57,7 +57,9 @@ def test_isolated_workspace_and_detach_run_nothing_planted(tmp_path):
     assert (tree / "c.txt").read_text() == "c.txt\n"  # checked out, no smudge filter
     holon("workspace", "use", "a", "--id", "agent_home")
     out = holon("workspace", "detach", "a", used["workspace_id"]).stdout
-    assert "removed" in out and not tree.exists(), out
+    # detach never deletes the directory (spec: DetachWorkspace); it looks at what the
+    # worktree holds (git status: fsmonitor's moment) and keeps it, retained
+    assert "kept worktree" in out and "changed: none" in out and tree.exists(), out
     assert ran(tmp_path / "marks") == []
 
 

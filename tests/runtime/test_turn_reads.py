@@ -59,7 +59,9 @@ def test_a_two_round_turn_reads_state_and_events_a_bounded_number_of_times(agent
     assert outcome[0].outcome == "ran" and outcome[0].turns[0]["status"] == "completed"
     # before the Agent cached its state and the next event_seq: 20 and 9
     assert counts["state.json"] <= 3, counts
-    assert counts["events.jsonl"] <= 1, counts
+    # one for the next event_seq, one for the ledger settle (holon.agent.ledgermerge), which reads
+    # only what was appended since its last check: neither grows with the agent's age
+    assert counts["events.jsonl"] <= 2, counts
 
 
 def test_event_seq_stays_contiguous_when_another_writer_appends(agent):
