@@ -27,8 +27,10 @@ and marked `ready` after; a `creating` entry found later (a crash between) is ro
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +38,14 @@ from holon import clock, jsonfile, paths
 from holon.agent import worktree
 from holon.agent.handle import Agent
 from holon.errors import HolonError, UsageError
-from holon.home.layout import DOT, Home, corrupt
+from holon.home import relocate
+from holon.home.layout import DOT, Home, corrupt, is_home
 from holon.store import crashpoint
 from holon.store.atomic import make_private_dir, write_json
 from holon.vocab import SCHEMA_VERSION
 
 HOME_ID = "agent_home"
+PARENT_HOME = "parent_home"  # a private child bound to its parent's home (holon.tasks.childws)
 MODES = ("direct", "isolated")
 KINDS = ("canonical_root", "git_worktree_root")
 HINT = f"restore {DOT}/workspace.json from git or delete it (the agent home is used)"
@@ -91,8 +95,58 @@ def problem(doc: dict[str, Any]) -> str | None:
     return None
 
 
+def _mapped(doc: dict[str, Any], fn: Callable[[str], str]) -> dict[str, Any]:
+    """A copy of a (checked) workspace.json object with `fn` applied to every path in it."""
+    out = json.loads(json.dumps(doc))  # no shared dicts (a deep copy keeps them): fn once each
+
+    def tree(t: Any) -> None:
+        if isinstance(t, dict) and _path_ok(t.get("path")):
+            t["path"] = fn(t["path"])
+
+    if _path_ok(out.get("execution_root")):
+        out["execution_root"] = fn(out["execution_root"])
+    if isinstance(active := out.get("active"), dict):
+        for key in ("workspace_anchor", "execution_root", "cwd"):
+            active[key] = fn(active[key])
+        tree(active.get("worktree"))
+    for entry in out.get("attached", {}).values():
+        entry["anchor"] = fn(entry["anchor"])
+        tree(entry.get("worktree"))
+    for kept in out.get("retained", []):
+        tree(kept)
+    return out
+
+
+def stored(doc: dict[str, Any]) -> dict[str, Any]:
+    """workspace.json as written: paths inside HOLON_HOME (managed worktrees, agent homes)
+    relative to it (holon.home.relocate), project paths absolute."""
+    return _mapped(doc, relocate.stored)
+
+
+def placed(doc: dict[str, Any]) -> dict[str, Any]:
+    """workspace.json as read: every path absolute in this HOLON_HOME. An absolute path an older
+    holon wrote under the HOLON_HOME of its day (X of a managed worktree `X/worktrees/ID/NAME`,
+    or of an agent home `X/agents/ID` bound as agent_home or parent_home when that home is here
+    too) is the same place here: an agent of a copied HOLON_HOME works in the copy's worktree."""
+    base = os.fspath(paths.holon_home())
+    old = set()
+    active = doc.get("active") or {}
+    trees = [active.get("worktree")] + [e.get("worktree") for e in doc.get("attached", {}).values()]
+    trees += [k for k in doc.get("retained", []) if isinstance(k, dict)]
+    for t in trees:
+        if isinstance(t, dict) and _path_ok(t.get("path")) and (x := relocate.tree_base(t["path"])):
+            old.add(x)
+    anchor = active.get("workspace_anchor")
+    if active.get("workspace_id") in (HOME_ID, PARENT_HOME) and os.path.isabs(anchor or ""):
+        agents_dir, name = os.path.split(os.path.normpath(anchor))
+        if os.path.basename(agents_dir) == "agents" and is_home(os.path.join(base, "agents", name)):
+            old.add(os.path.dirname(agents_dir))
+    return _mapped(doc, lambda v: relocate.placed(v, old, base))
+
+
 def read(home: Home) -> dict[str, Any]:
-    """workspace.json ({} when missing); `corrupt_state` when it is not a binding."""
+    """workspace.json ({} when missing), its paths absolute (`placed`); `corrupt_state` when it
+    is not a binding."""
     path = home.workspace_json
     try:
         found = jsonfile.object_of(path, 1 << 20) or {}
@@ -101,7 +155,7 @@ def read(home: Home) -> dict[str, Any]:
     why = problem(found)
     if why:
         raise corrupt(path, why, HINT)
-    return found
+    return placed(found)
 
 
 def home_binding(home: Home, cwd: str | None = None) -> dict[str, Any]:
@@ -122,8 +176,11 @@ def home_binding(home: Home, cwd: str | None = None) -> dict[str, Any]:
 def binding(agent: Agent) -> dict[str, Any]:
     """The active binding (the agent home when none is recorded)."""
     doc = read(agent.home)
-    if doc.get("active"):
-        return dict(doc["active"])
+    active = doc.get("active")
+    if active and active["workspace_id"] == HOME_ID:  # this home, wherever it is now
+        return home_binding(agent.home, active["cwd"])
+    if active:
+        return dict(active)
     state = agent.state()
     legacy = doc.get("execution_root")
     if state.active_workspace_id != HOME_ID and legacy:  # the previous shape of this file
@@ -158,7 +215,7 @@ def _write(agent: Agent, doc: dict[str, Any]) -> None:
 
     with agent.state_lock():
         crashpoint.step("workspace.write")
-        write_json(agent.home.workspace_json, doc)
+        write_json(agent.home.workspace_json, stored(doc))
         agent.update_state(project)
 
 

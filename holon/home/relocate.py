@@ -61,6 +61,30 @@ def _moved(path: str, old: set[str], base: str) -> str:
     return path
 
 
+def tree_base(path: str) -> str | None:
+    """X of a managed worktree's path `X/worktrees/ID/NAME` (the HOLON_HOME it was made in),
+    None for a path of another shape."""
+    tree = os.path.normpath(path)
+    agent_dir = os.path.dirname(tree)
+    if os.path.basename(os.path.dirname(agent_dir)) != "worktrees" or tree == agent_dir:
+        return None
+    return os.path.dirname(os.path.dirname(agent_dir))
+
+
+def placed(value: str, old: set[str], base: str | None = None) -> str:
+    """A path as stored, made absolute: relative to HOLON_HOME when relative; an absolute one
+    under an old HOLON_HOME in `old` is the same place in this HOLON_HOME (there or not): a copy
+    never works in its original's directories."""
+    base = base or os.fspath(holon_home())
+    if not os.path.isabs(value):
+        return os.path.normpath(os.path.join(base, value))
+    path = os.path.normpath(value)
+    for x in sorted(old - {base}, key=len, reverse=True):
+        if path.startswith(x.rstrip(os.sep) + os.sep):
+            return os.path.join(base, os.path.relpath(path, x))
+    return path
+
+
 def identity_problem(agent_id: str, path: str) -> str | None:
     """Why the home at `path` (outside HOLON_HOME) is not agent `agent_id`, None when it is:
     a registered home replaced by another agent's, or one whose agent.json is unreadable."""
