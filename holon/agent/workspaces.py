@@ -39,13 +39,14 @@ from holon.agent import worktree
 from holon.agent.handle import Agent
 from holon.errors import HolonError, UsageError
 from holon.home import relocate
-from holon.home.layout import DOT, Home, corrupt, is_home
+from holon.home.layout import DOT, Home, corrupt
 from holon.store import crashpoint
 from holon.store.atomic import make_private_dir, write_json
 from holon.vocab import SCHEMA_VERSION
 
 HOME_ID = "agent_home"
-PARENT_HOME = "parent_home"  # a private child bound to its parent's home (holon.tasks.childws)
+PARENT_HOME = relocate.PARENT_HOME  # a private child bound to its parent's home
+HOMES = (HOME_ID, PARENT_HOME)  # the workspaces that are an agent home
 MODES = ("direct", "isolated")
 KINDS = ("canonical_root", "git_worktree_root")
 HINT = f"restore {DOT}/workspace.json from git or delete it (the agent home is used)"
@@ -98,22 +99,14 @@ def problem(doc: dict[str, Any]) -> str | None:
 def _mapped(doc: dict[str, Any], fn: Callable[[str], str]) -> dict[str, Any]:
     """A copy of a (checked) workspace.json object with `fn` applied to every path in it."""
     out = json.loads(json.dumps(doc))  # no shared dicts (a deep copy keeps them): fn once each
-
-    def tree(t: Any) -> None:
-        if isinstance(t, dict) and _path_ok(t.get("path")):
-            t["path"] = fn(t["path"])
-
     if _path_ok(out.get("execution_root")):
         out["execution_root"] = fn(out["execution_root"])
-    if isinstance(active := out.get("active"), dict):
-        for key in ("workspace_anchor", "execution_root", "cwd"):
-            active[key] = fn(active[key])
-        tree(active.get("worktree"))
+    relocate.binding_mapped(out.get("active"), fn)
     for entry in out.get("attached", {}).values():
         entry["anchor"] = fn(entry["anchor"])
-        tree(entry.get("worktree"))
+        relocate.tree_mapped(entry.get("worktree"), fn)
     for kept in out.get("retained", []):
-        tree(kept)
+        relocate.tree_mapped(kept, fn)
     return out
 
 
@@ -125,22 +118,15 @@ def stored(doc: dict[str, Any]) -> dict[str, Any]:
 
 def placed(doc: dict[str, Any]) -> dict[str, Any]:
     """workspace.json as read: every path absolute in this HOLON_HOME. An absolute path an older
-    holon wrote under the HOLON_HOME of its day (X of a managed worktree `X/worktrees/ID/NAME`,
-    or of an agent home `X/agents/ID` bound as agent_home or parent_home when that home is here
-    too) is the same place here: an agent of a copied HOLON_HOME works in the copy's worktree."""
-    base = os.fspath(paths.holon_home())
-    old = set()
+    holon wrote under the HOLON_HOME of its day (relocate.old_bases: of a managed worktree, or of
+    the agent home bound as agent_home or parent_home) is the same place here: an agent of a
+    copied HOLON_HOME works in the copy's worktree, never in the original's."""
     active = doc.get("active") or {}
     trees = [active.get("worktree")] + [e.get("worktree") for e in doc.get("attached", {}).values()]
-    trees += [k for k in doc.get("retained", []) if isinstance(k, dict)]
-    for t in trees:
-        if isinstance(t, dict) and _path_ok(t.get("path")) and (x := relocate.tree_base(t["path"])):
-            old.add(x)
-    anchor = active.get("workspace_anchor")
-    if active.get("workspace_id") in (HOME_ID, PARENT_HOME) and os.path.isabs(anchor or ""):
-        agents_dir, name = os.path.split(os.path.normpath(anchor))
-        if os.path.basename(agents_dir) == "agents" and is_home(os.path.join(base, "agents", name)):
-            old.add(os.path.dirname(agents_dir))
+    trees += doc.get("retained", [])
+    homes = [active.get("workspace_anchor")] if active.get("workspace_id") in HOMES else []
+    base = os.fspath(paths.holon_home())
+    old = relocate.old_bases([t.get("path") for t in trees if isinstance(t, dict)], homes, base)
     return _mapped(doc, lambda v: relocate.placed(v, old, base))
 
 

@@ -186,3 +186,20 @@ def test_a_copied_home_works_in_its_own_isolated_worktree(tmp_path, script, olde
     assert _tree(orig) == before
     listed = json.loads(_ok(env, "workspace", "list", "a", "--json").stdout)
     assert listed["active"]["execution_root"] == str(mine), listed
+
+
+def test_a_child_task_record_places_its_worktree_in_this_home(holon_env, tmp_path):
+    """A child task record names its worktree and workspace relative to HOLON_HOME; one an older
+    holon wrote absolutely in another HOLON_HOME (the original of a copy) is read as this one's."""
+    orig, repo = tmp_path / "orig", str(tmp_path / "project")
+    (holon_env / "worktrees" / "c" / "task").mkdir(parents=True)
+    tree = {"path": str(orig / "worktrees" / "c" / "task"), "repo_anchor": repo, "branch": "b"}
+    ws = {"workspace_id": "ws_x", "workspace_anchor": repo, "execution_root": repo, "cwd": repo}
+    old = {"id": "task_1", "workspace": ws, "worktree": tree}
+    here = relocate.child_task(old, to_store=False)
+    assert here["worktree"]["path"] == str(holon_env / "worktrees" / "c" / "task")
+    assert here["worktree"]["repo_anchor"] == repo and here["workspace"] == ws
+    kept = relocate.child_task(here, to_store=True)
+    assert kept["worktree"]["path"] == "worktrees/c/task" and kept["workspace"] == ws
+    assert relocate.child_task(kept, to_store=False) == here
+    assert old["worktree"]["path"] == str(orig / "worktrees" / "c" / "task")  # not changed
