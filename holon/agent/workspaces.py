@@ -16,7 +16,9 @@ worktree of a git repository, else the directory itself); the execution root is 
 (the anchor, a linked worktree of it, or the managed worktree of isolated mode); `cwd` stays
 inside the execution root. A file of the previous shape (`{"execution_root": ...}` only) is still
 read. AgentState.active_workspace_id, attached_workspaces and cwd follow every write (status and
-memory search read them); this file is the binding's source of truth.
+memory search read them); this file is the binding's source of truth. A path inside $HOLON_HOME
+(a managed worktree, the agent home) is stored relative to it and made absolute on read (`stored`,
+`placed`; holon.home.relocate), so the binding of a copied HOLON_HOME is the copy's.
 
 Isolated mode creates `$HOLON_HOME/worktrees/<agent_id>/<name>` on branch
 `holon/<agent_id>/<label>` (holon.agent.worktree); `<name>.occupant.json` beside it names the one
