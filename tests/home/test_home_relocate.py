@@ -186,6 +186,13 @@ def test_a_copied_home_works_in_its_own_isolated_worktree(tmp_path, script, olde
     assert _tree(orig) == before
     listed = json.loads(_ok(env, "workspace", "list", "a", "--json").stdout)
     assert listed["active"]["execution_root"] == str(mine), listed
+    report = json.loads(run("doctor", "a", "--json", env=env).stdout)
+    (shared,) = [f for a in report["agents"] for f in a["findings"] if f["check"] == "worktree"]
+    assert shared["shared_with"] == str(tree) and shared["status"] == "warn", shared
+    report = json.loads(
+        run("doctor", "a", "--json", env=subprocess_env(HOLON_HOME=str(orig))).stdout
+    )
+    assert not [f for a in report["agents"] for f in a["findings"] if f["check"] == "worktree"]
 
 
 def test_a_child_task_record_places_its_worktree_in_this_home(holon_env, tmp_path):
