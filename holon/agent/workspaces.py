@@ -16,7 +16,9 @@ worktree of a git repository, else the directory itself); the execution root is 
 (the anchor, a linked worktree of it, or the managed worktree of isolated mode); `cwd` stays
 inside the execution root. A file of the previous shape (`{"execution_root": ...}` only) is still
 read. AgentState.active_workspace_id, attached_workspaces and cwd follow every write (status and
-memory search read them); this file is the binding's source of truth.
+memory search read them); this file is the binding's source of truth. A path inside $HOLON_HOME
+(a managed worktree, the agent home) is stored relative to it and made absolute on read (`stored`,
+`placed`; holon.home.relocate), so the binding of a copied HOLON_HOME is the copy's.
 
 Isolated mode creates `$HOLON_HOME/worktrees/<agent_id>/<name>` on branch
 `holon/<agent_id>/<label>` (holon.agent.worktree); `<name>.occupant.json` beside it names the one
@@ -27,8 +29,10 @@ and marked `ready` after; a `creating` entry found later (a crash between) is ro
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +40,15 @@ from holon import clock, jsonfile, paths
 from holon.agent import worktree
 from holon.agent.handle import Agent
 from holon.errors import HolonError, UsageError
+from holon.home import relocate
 from holon.home.layout import DOT, Home, corrupt
 from holon.store import crashpoint
 from holon.store.atomic import make_private_dir, write_json
 from holon.vocab import SCHEMA_VERSION
 
 HOME_ID = "agent_home"
+PARENT_HOME = relocate.PARENT_HOME  # a private child bound to its parent's home
+HOMES = (HOME_ID, PARENT_HOME)  # the workspaces that are an agent home
 MODES = ("direct", "isolated")
 KINDS = ("canonical_root", "git_worktree_root")
 HINT = f"restore {DOT}/workspace.json from git or delete it (the agent home is used)"
@@ -91,8 +98,43 @@ def problem(doc: dict[str, Any]) -> str | None:
     return None
 
 
+def _mapped(doc: dict[str, Any], fn: Callable[[str], str]) -> dict[str, Any]:
+    """A copy of a (checked) workspace.json object with `fn` applied to every path in it."""
+    out = json.loads(json.dumps(doc))  # no shared dicts (a deep copy keeps them): fn once each
+    if _path_ok(out.get("execution_root")):
+        out["execution_root"] = fn(out["execution_root"])
+    relocate.binding_mapped(out.get("active"), fn)
+    for entry in out.get("attached", {}).values():
+        entry["anchor"] = fn(entry["anchor"])
+        relocate.tree_mapped(entry.get("worktree"), fn)
+    for kept in out.get("retained", []):
+        relocate.tree_mapped(kept, fn)
+    return out
+
+
+def stored(doc: dict[str, Any]) -> dict[str, Any]:
+    """workspace.json as written: paths inside HOLON_HOME (managed worktrees, agent homes)
+    relative to it (holon.home.relocate), project paths absolute."""
+    return _mapped(doc, relocate.stored)
+
+
+def placed(doc: dict[str, Any]) -> dict[str, Any]:
+    """workspace.json as read: every path absolute in this HOLON_HOME. An absolute path an older
+    holon wrote under the HOLON_HOME of its day (relocate.old_bases: of a managed worktree, or of
+    the agent home bound as agent_home or parent_home) is the same place here: an agent of a
+    copied HOLON_HOME works in the copy's worktree, never in the original's."""
+    active = doc.get("active") or {}
+    trees = [active.get("worktree")] + [e.get("worktree") for e in doc.get("attached", {}).values()]
+    trees += doc.get("retained", [])
+    homes = [active.get("workspace_anchor")] if active.get("workspace_id") in HOMES else []
+    base = os.fspath(paths.holon_home())
+    old = relocate.old_bases([t.get("path") for t in trees if isinstance(t, dict)], homes, base)
+    return _mapped(doc, lambda v: relocate.placed(v, old, base))
+
+
 def read(home: Home) -> dict[str, Any]:
-    """workspace.json ({} when missing); `corrupt_state` when it is not a binding."""
+    """workspace.json ({} when missing), its paths absolute (`placed`); `corrupt_state` when it
+    is not a binding."""
     path = home.workspace_json
     try:
         found = jsonfile.object_of(path, 1 << 20) or {}
@@ -101,7 +143,7 @@ def read(home: Home) -> dict[str, Any]:
     why = problem(found)
     if why:
         raise corrupt(path, why, HINT)
-    return found
+    return placed(found)
 
 
 def home_binding(home: Home, cwd: str | None = None) -> dict[str, Any]:
@@ -122,8 +164,11 @@ def home_binding(home: Home, cwd: str | None = None) -> dict[str, Any]:
 def binding(agent: Agent) -> dict[str, Any]:
     """The active binding (the agent home when none is recorded)."""
     doc = read(agent.home)
-    if doc.get("active"):
-        return dict(doc["active"])
+    active = doc.get("active")
+    if active and active["workspace_id"] == HOME_ID:  # this home, wherever it is now
+        return home_binding(agent.home, active["cwd"])
+    if active:
+        return dict(active)
     state = agent.state()
     return binding_of(agent.home, state.active_workspace_id, state.cwd, doc)
 
@@ -169,7 +214,7 @@ def _write(agent: Agent, doc: dict[str, Any]) -> None:
 
     with agent.state_lock():
         crashpoint.step("workspace.write")
-        write_json(agent.home.workspace_json, doc)
+        write_json(agent.home.workspace_json, stored(doc))
         agent.update_state(project)
 
 

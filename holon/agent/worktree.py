@@ -119,6 +119,21 @@ def create(repo_anchor: Path, dest: Path, branch: str) -> dict[str, Any]:
     return info
 
 
+def linked_elsewhere(path: Path) -> Path | None:
+    """The directory git's record of the linked worktree at `path` names when that is not `path`
+    (the original of a copied worktree, sharing its HEAD and index), else None. Reads git's two
+    link files; runs nothing and changes nothing."""
+    try:
+        text = (path / ".git").read_text(errors="replace").strip()
+        if not text.startswith("gitdir: "):
+            return None
+        entry = Path(text[len("gitdir: ") :])
+        named = Path((entry / "gitdir").read_text(errors="replace").strip()).parent
+    except OSError:
+        return None
+    return None if os.path.realpath(named) == os.path.realpath(path) else named
+
+
 def changed_files(path: Path) -> list[str]:
     """Uncommitted changes of a worktree (`git status --porcelain`): paths, untracked included."""
     out = git(path, "status", "--porcelain", "--untracked-files=all").stdout

@@ -390,7 +390,7 @@ def agent_report(home: Home) -> dict[str, Any]:
         doc["model"], doc["credentials"], found = model_findings(agent, fresh)
         out += found + _state_findings(aid, state, doc, fresh) + budget_findings(agent, doc)
         out += sandbox_finding(aid, home) + ledger_findings(aid, home)
-        out += prompt_file_findings(agent)
+        out += prompt_file_findings(agent) + worktree_findings(aid, agent)
         out += attention.agent_findings(aid, home, state, finding)
     if dead:
         out.append(
@@ -508,6 +508,32 @@ def prompt_file_findings(agent: Agent) -> list[dict[str, Any]]:
         )
         for r in found
     ]
+
+
+def worktree_findings(aid: str, agent: Agent) -> list[dict[str, Any]]:
+    """A warning when the active managed worktree is a copy whose git record names another
+    directory (a copied HOLON_HOME): both share one branch, HEAD and index. holon repairs
+    nothing: `git worktree repair` there would take the record from the original."""
+    from holon.agent import workspaces, worktree
+
+    try:
+        bound = workspaces.binding(agent)
+    except (HolonError, ValueError, OSError):
+        return []  # the workspace finding is not this one's to make
+    tree = bound.get("worktree") or {}
+    other = worktree.linked_elsewhere(Path(tree["path"])) if tree.get("path") else None
+    if other is None:
+        return []
+    msg = (
+        f"worktree {tree['path']} shares git's record (branch, HEAD, index) with {other}: "
+        "a copy of HOLON_HOME"
+    )
+    fix = (
+        f"if {other} is gone (a move): git -C {tree['path']} worktree repair; if both go on: "
+        f"holon workspace use {aid} --id agent_home; holon workspace detach {aid} "
+        f"{bound['workspace_id']}; bind the repository again with --isolated"
+    )
+    return [finding("worktree", "warn", msg, fix, path=tree["path"], shared_with=str(other))]
 
 
 def _fresh(home: Home, doc: dict[str, Any]) -> bool:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from holon import clock, jsonfile, vocab
 from holon.errors import HolonError
-from holon.home import dueindex
+from holon.home import dueindex, relocate
 from holon.home.layout import Home, corrupt, describe
 from holon.store.atomic import write_json, write_text
 
@@ -77,20 +77,23 @@ def load(home: Home, task_id: str, *, strict: bool = False) -> dict[str, Any] | 
 
 
 def _placed(home: Home, record: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A child task's `child_home` re-derived from the parent home where it is read: a copied or
-    moved home never reaches back to the child home at the old place."""
+    """A child task's `child_home` re-derived from the parent home where it is read, its
+    workspace and worktree placed in this HOLON_HOME (holon.home.relocate): a copied or moved
+    home never reaches back to the child home or the worktree at the old place."""
     child_id = record.get("child_agent_id") if isinstance(record, dict) else None
     if isinstance(child_id, str) and record.get("child_home"):
         try:
             record["child_home"] = str(home.child_home(child_id))
         except HolonError:  # not a valid id: the record is left as stored
             pass
-    return record
+    return relocate.child_task(record, to_store=False) if isinstance(record, dict) else record
 
 
 def save(home: Home, record: dict[str, Any]) -> None:
     record["updated_at"] = clock.now_iso()
-    write_json(home.task_dir(record["id"]) / "task.json", record)
+    write_json(
+        home.task_dir(record["id"]) / "task.json", relocate.child_task(record, to_store=True)
+    )
 
 
 def new_record(

@@ -187,7 +187,9 @@ class SpawnAgent(Tool):
             new = Agent(home)
             kept = {wid: {**e, "worktree": None} for wid, e in attached.items()}
             with new.state_lock():
-                write_json(home.workspace_json, {"schema_version": 1, "attached": kept})
+                write_json(
+                    home.workspace_json, workspaces.stored({"schema_version": 1, "attached": kept})
+                )
                 new.update_state(lambda s: setattr(s, "attached_workspaces", sorted(kept)))
         if args.initial_message:
             admit(

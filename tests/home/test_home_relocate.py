@@ -10,6 +10,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
 from helpers import run, subprocess_env
 
 from holon.home import regsalvage, relocate
@@ -136,3 +137,76 @@ def test_salvage_keeps_only_homes_whose_agent_json_agrees(holon_env, tmp_path):
     bad = tmp_path / "registry.bad"
     bad.write_text(f'<<<<<<<\n"b": "{tmp_path / "b"}", "c": "{tmp_path / "b"}", "d": "/nope"')
     assert regsalvage.found(bad) == ({"b": str(tmp_path / "b")}, {})
+
+
+def _absolute(doc, base: Path):
+    """workspace.json as an older holon wrote it: every path absolute."""
+    if isinstance(doc, dict):
+        return {k: _absolute(v, base) for k, v in doc.items()}
+    if isinstance(doc, str) and doc.startswith(("worktrees/", "agents/")):
+        return str(base / doc)
+    return doc
+
+
+@pytest.mark.parametrize("older", [False, True], ids=["relative", "older-absolute"])
+def test_a_copied_home_works_in_its_own_isolated_worktree(tmp_path, script, older):
+    """An agent bound to an isolated worktree, its HOLON_HOME copied with `cp -a`: a turn in the
+    copy runs its command in the copy's worktree, and the original's stays as it was."""
+    from gitrepo import make_repo
+
+    repo = make_repo(tmp_path / "project")  # outside HOLON_HOME: shared by both homes
+    orig = tmp_path / "orig"
+    env = subprocess_env(HOLON_HOME=str(orig))
+    _ok(env, "init", "--agent-id", "a")
+    bound = json.loads(_ok(env, "workspace", "use", "a", str(repo), "--isolated", "--json").stdout)
+    tree = Path(bound["execution_root"])
+    assert tree.parent.parent == orig / "worktrees", bound
+    stored = (orig / "agents" / "a" / ".holon" / "workspace.json").read_text()
+    assert str(orig) not in stored and str(repo) in stored, stored  # inside: relative
+    rel = str(tree.relative_to(orig))
+    doc = json.loads(stored)
+    assert doc["active"]["worktree"]["path"] == doc["active"]["execution_root"] == rel, doc
+    assert next(iter(doc["attached"].values()))["worktree"]["path"] == rel, doc
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-a", str(orig), str(copy)], check=True)
+    if older:
+        ws = copy / "agents" / "a" / ".holon" / "workspace.json"
+        ws.write_text(json.dumps(_absolute(json.loads(ws.read_text()), orig)))
+    before = _tree(orig)
+    write = {"cmd": "echo from-the-copy > made.txt && pwd"}
+    model = script(
+        {"text": "", "tool_calls": [{"name": "ExecCommand", "arguments": write}]},
+        {"text": "done"},
+    )
+    env = subprocess_env(HOLON_HOME=str(copy))
+    _ok(env, "prompt", "a", "write it", "--model", model)
+    mine = copy / tree.relative_to(orig)
+    assert (mine / "made.txt").read_text() == "from-the-copy\n"
+    assert not (tree / "made.txt").exists()
+    assert _tree(orig) == before
+    listed = json.loads(_ok(env, "workspace", "list", "a", "--json").stdout)
+    assert listed["active"]["execution_root"] == str(mine), listed
+    report = json.loads(run("doctor", "a", "--json", env=env).stdout)
+    (shared,) = [f for a in report["agents"] for f in a["findings"] if f["check"] == "worktree"]
+    assert shared["shared_with"] == str(tree) and shared["status"] == "warn", shared
+    report = json.loads(
+        run("doctor", "a", "--json", env=subprocess_env(HOLON_HOME=str(orig))).stdout
+    )
+    assert not [f for a in report["agents"] for f in a["findings"] if f["check"] == "worktree"]
+
+
+def test_a_child_task_record_places_its_worktree_in_this_home(holon_env, tmp_path):
+    """A child task record names its worktree and workspace relative to HOLON_HOME; one an older
+    holon wrote absolutely in another HOLON_HOME (the original of a copy) is read as this one's."""
+    orig, repo = tmp_path / "orig", str(tmp_path / "project")
+    (holon_env / "worktrees" / "c" / "task").mkdir(parents=True)
+    tree = {"path": str(orig / "worktrees" / "c" / "task"), "repo_anchor": repo, "branch": "b"}
+    ws = {"workspace_id": "ws_x", "workspace_anchor": repo, "execution_root": repo, "cwd": repo}
+    old = {"id": "task_1", "workspace": ws, "worktree": tree}
+    here = relocate.child_task(old, to_store=False)
+    assert here["worktree"]["path"] == str(holon_env / "worktrees" / "c" / "task")
+    assert here["worktree"]["repo_anchor"] == repo and here["workspace"] == ws
+    kept = relocate.child_task(here, to_store=True)
+    assert kept["worktree"]["path"] == "worktrees/c/task" and kept["workspace"] == ws
+    assert relocate.child_task(kept, to_store=False) == here
+    assert old["worktree"]["path"] == str(orig / "worktrees" / "c" / "task")  # not changed

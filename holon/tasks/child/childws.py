@@ -20,7 +20,7 @@ from holon.paths import worktrees_dir
 from holon.store.atomic import write_json
 from holon.vocab import SCHEMA_VERSION
 
-PARENT_HOME = "parent_home"
+PARENT_HOME = workspaces.PARENT_HOME
 
 
 class Refused(Exception):
@@ -83,7 +83,7 @@ def bind(child: Agent, record: dict[str, Any]) -> None:
     doc = {"schema_version": SCHEMA_VERSION, "active": active, "attached": {}, "retained": []}
     if workspaces.read(child.home) != doc:
         with child.state_lock():
-            write_json(child.home.workspace_json, doc)
+            write_json(child.home.workspace_json, workspaces.stored(doc))
 
             def project(s: Any) -> None:
                 s.active_workspace_id, s.cwd = active["workspace_id"], active["cwd"]
