@@ -62,8 +62,8 @@ def test_classification_and_backoff(monkeypatch):
         assert outage.disposition(failure(kind)) == "defer"
     for kind in ("auth", "client_error", "missing_credentials", "no_model_configured"):
         assert outage.disposition(failure(kind)) == "dead_letter"
-    for kind in ("context_length_exceeded", "budget_exhausted", "script_exhausted"):
-        assert outage.disposition(failure(kind)) == "fail"
+    # the turn's own stops (budget, round limit, script) are not provider failures: stops.py
+    assert outage.disposition(failure("context_length_exceeded")) == "fail"
     for retry, (low, high) in {1: (5, 10), 2: (10, 20), 3: (20, 40), 9: (20, 40)}.items():
         delays = [fate.backoff_s(retry) for _ in range(50)]
         assert low <= min(delays) and max(delays) <= high, retry

@@ -7,8 +7,10 @@ fail the turn.
     permanent (auth, an invalid request such as an unknown model, missing credentials, no model
       configured, an unusable model ref or transport, an unreadable response)
                                          -> dead-letter at once, with a brief saying how to retry
-    the turn's own limits (context length, token budget, round limit, an exhausted script)
-                                         -> a failed turn, as before
+    the prompt does not fit the model's context window (after the loop compacted once)
+                                         -> a failed turn
+The turn's own stops (round limit, token budget, an exhausted script) are not provider failures:
+the loop settles them itself (holon.runtime.turn.stops).
 
 The queue side (the deferral with its backoff, the dead letter) is holon.runtime.turn.fate.
 """
@@ -23,10 +25,6 @@ from holon.runtime.turn import fate
 from holon.runtime.turn.settle import failure_artifact, prompted, settle_failure
 from holon.runtime.turn.state import TurnResult, TurnState
 
-# failures of the turn itself, not of its provider: the turn fails and its message is done
-TURN_FAILURES = frozenset(
-    {"context_length_exceeded", "budget_exhausted", "max_rounds_exceeded", "script_exhausted"}
-)
 _WHY = {
     "auth": "the provider refused the credentials for {provider}",
     "missing_credentials": "there is no key for {provider}",
@@ -49,7 +47,7 @@ _FIX_DEFAULT = "check the model ref ({model}) and `holon provider doctor`"
 
 def disposition(failure: ProviderFailure) -> str:
     """`defer`, `dead_letter` or `fail` for a turn that ended with `failure`."""
-    if failure.kind in TURN_FAILURES:
+    if failure.kind == "context_length_exceeded":  # the prompt's fault: the message is done
         return "fail"
     return "defer" if failure.retryable else "dead_letter"
 

@@ -16,6 +16,7 @@ from holon.model.records import AgentState, FailureArtifact, TurnTerminalRecord
 from holon.runtime.turn import skills
 from holon.runtime.turn.closure import TurnOutcome, apply_closure, turn_outcome
 from holon.runtime.turn.state import TurnResult, TurnState
+from holon.runtime.turn.stops import TurnStop
 from holon.tools.base import ToolEffects
 
 SLEEP_TIMER_ID = "sleep"
@@ -27,7 +28,9 @@ _FAILURE_WHAT = {
 }
 
 
-def failure_artifact(failure: ProviderFailure, timeline: dict[str, Any] | None) -> FailureArtifact:
+def failure_artifact(
+    failure: ProviderFailure | TurnStop, timeline: dict[str, Any] | None
+) -> FailureArtifact:
     attempts = (timeline or {}).get("attempts") or []
     last = attempts[-1] if attempts else {}
     what = _FAILURE_WHAT.get(failure.kind, failure.kind.replace("_", " "))
@@ -82,7 +85,7 @@ def settle_success(agent: Agent, ts: TurnState, *, already: bool = False) -> Tur
 def settle_failure(
     agent: Agent,
     ts: TurnState,
-    failure: ProviderFailure,
+    failure: ProviderFailure | TurnStop,
     timeline: dict[str, Any] | None,
     *,
     note: str | None = None,
