@@ -34,7 +34,7 @@ from holon.model.records import AgentState, AgentStatus
 from holon.patch import journal
 from holon.runtime import scheduler
 from holon.runtime.turn import closure, fate, loop
-from holon.runtime.turn.state import TurnResult
+from holon.runtime.turn.state import Running, TurnResult, idle
 from holon.store import atomic
 from holon.store.locks import FileLock, LockBusy
 from holon.tasks import childend, recovery
@@ -188,32 +188,13 @@ def _run_one(
         return False
 
     self_driven = autonomy.is_self_driven(message.origin.model_dump(mode="json"))
-
-    def running(s: AgentState) -> None:
-        s.status = AgentStatus.awake_running
-        s.current_run_id = run_id
-        s.run_owner_pid = os.getpid()
-        s.last_wake_reason = message.kind.value
-        s.last_continuation = continuation
-        if not inflight:
-            s.bound_work_item_id = s.current_work_item_id
-            s.self_driven_turns = s.self_driven_turns + 1 if self_driven else 0
-
-    def idle(s: AgentState) -> None:
-        s.current_run_id = None
-        s.run_owner_pid = None
-        if s.status == AgentStatus.awake_running:
-            s.status = AgentStatus.awake_idle
-        s.last_tick_at = clock.now_iso()
-
     result = loop.run(
         agent,
         message,
         model=model,
         can_defer=fate.can_defer(message),
         queue_file=name,
-        on_start=running,
-        on_settle=idle,
+        running=Running(continuation, self_driven),
     )
     if result.status == "deferred":
         _defer(agent, name, message, result, report)

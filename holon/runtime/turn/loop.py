@@ -21,7 +21,7 @@ from holon.model.messages import MessageEnvelope
 from holon.providers import resolve, runner, scripted
 from holon.runtime.turn import context, outage, skills
 from holon.runtime.turn.settle import finish_failure, settle_failure, settle_success
-from holon.runtime.turn.state import StateChange, TurnResult, TurnState, begin, call_key
+from holon.runtime.turn.state import Running, TurnResult, TurnState, begin, call_key
 from holon.runtime.turn.stops import BudgetExhausted, RoundLimit, ScriptExhausted, TurnStop
 from holon.store import storedonce
 from holon.tools import registry
@@ -52,16 +52,14 @@ def run(
     model: str | None = None,
     can_defer: bool = False,
     queue_file: str | None = None,
-    on_start: StateChange | None = None,
-    on_settle: StateChange | None = None,
+    running: Running | None = None,
 ) -> TurnResult:
     """Run (or resume) one turn for an admitted message and settle it. A provider failure decides
     what becomes of the message (holon.runtime.turn.outage): with `can_defer`, an outage leaves the
     turn unsettled (status `deferred`); a permanent failure dead-letters `queue_file`.
-    `on_start` / `on_settle`: the caller's own changes, made in the turn's first state write and
-    in its settle's (a deferred turn has no settle)."""
-    ts = begin(agent, message, model=model, on_start=on_start)
-    ts.on_settle = on_settle
+    `running`: the agent is marked running in the turn's first state write and idle in its
+    settle's (a deferred turn has no settle; its caller idles it)."""
+    ts = begin(agent, message, model=model, running=running)
     if ts.failure is not None or ts.terminal_kind == "aborted":
         return finish_failure(agent, ts)  # it crashed while settling as failed
     if ts.settled:
