@@ -292,10 +292,8 @@ LONG_FUNCTIONS = {
     "holon.agent.workspaces:use": "binding a workspace: argument checks, the worktree, the "
     "state write",
     "holon.agent.envelope:record": "mirrors MessageEnvelope field by field, in the model's order",
-    "holon.runtime.tick:_run_one": "one message from claim to settle; the message's fate "
-    "module is to take it apart (issue 31, item 3)",
     "holon.tasks.command.command:run": "a command run, yielded or promoted, tty or not; to split "
-    "within tasks/command/ (issue 31, item 5)",
+    "within tasks/command/",
     "holon.providers.openai_responses:input_items": "lowers every conversation item kind to "
     "Responses input in one pass",
 }

@@ -128,7 +128,7 @@ def own_usage_today(agent: Agent) -> int:
 
 
 def check(agent: Agent, turn_usage: TokenUsage) -> None:
-    """Refuse the next provider request when a token budget is spent (raises ProviderFailure):
+    """Refuse the next provider request when a token budget is spent (raises Exhausted):
     the agent's own, and the daily budget of each agent above it in its lineage."""
     _check_ancestors(agent.home, turn_usage.total_tokens)
     spend = limits(agent)
@@ -150,11 +150,17 @@ def check(agent: Agent, turn_usage: TokenUsage) -> None:
             )
 
 
-def _exhausted(message: str, **diagnostics: str) -> Exception:
-    """The `budget_exhausted` failure (imported here: `holon status` reads this module light)."""
-    from holon.model.conversation import ProviderFailure
+class Exhausted(Exception):
+    """A token budget is spent: the turn loop stops the turn (holon.runtime.turn.stops)."""
 
-    return ProviderFailure("budget_exhausted", message, category="runtime", diagnostics=diagnostics)
+    def __init__(self, message: str, diagnostics: dict[str, str]) -> None:
+        super().__init__(message)
+        self.message = message
+        self.diagnostics = diagnostics
+
+
+def _exhausted(message: str, **diagnostics: str) -> Exhausted:
+    return Exhausted(message, diagnostics)
 
 
 def _check_ancestors(home: Home, turn_total: int) -> None:

@@ -9,7 +9,8 @@ or a simulated failure:
 The cursor (next line to serve) is persisted per agent in
 `.holon/scripted_cursor.json`, keyed by the script's absolute path, and
 advances when a line is served, like a real provider call that is spent once
-made. An exhausted script fails the request with `script_exhausted`. A line that is not one of
+made. An exhausted script fails the request with `Exhausted` (kind `script_exhausted`), which the
+turn loop takes as a stop of the turn, not a provider failure. A line that is not one of
 the two shapes above (not JSON, wrong types, unknown tool-call fields, NaN, numbers out of range)
 fails the request with `invalid_response`, as a real provider's garbage would; a cursor file that
 cannot be read is set aside (`scripted_cursor.json.corrupt`) and the script starts again.
@@ -49,6 +50,14 @@ MAX_CURSOR_BYTES = 1024 * 1024
 
 class BadLine(ValueError):
     """A script line that is not a round or a failure; the message says what is wrong."""
+
+
+class Exhausted(ProviderFailure):
+    """The script has no round left. Raised through the transport seam (the runner records the
+    attempt); the turn loop stops the turn for it (holon.runtime.turn.stops.ScriptExhausted)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("script_exhausted", message, category="runtime")
 
 
 def _read_regular(path: Path, limit: int) -> bytes:
@@ -124,11 +133,8 @@ class ScriptedProvider:
         lines = self._lines()
         cursor = self._cursor()
         if cursor >= len(lines):
-            raise ProviderFailure(
-                "script_exhausted",
-                f"scripted provider has no round left in {self.script} "
-                f"({len(lines)} rounds served)",
-                category="runtime",
+            raise Exhausted(
+                f"scripted provider has no round left in {self.script} ({len(lines)} rounds served)"
             )
         self._advance(cursor + 1)
         where = f"line {cursor + 1} of {self.script}"

@@ -10,8 +10,9 @@
 5. with until_idle, repeat from 3
 
 A turn whose provider is unavailable puts its message back with a not-before
-time (exponential backoff, see holon.runtime.turn.outage) and resumes later;
-a permanent provider failure, or the retry limit, dead-letters it.
+time (exponential backoff) and resumes later; a permanent provider failure, or
+the retry limit, dead-letters it. What becomes of a claimed message is
+holon.runtime.turn.fate.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from holon import clock, config
-from holon.agent import autonomy, budget, ledgermerge, nextdue, preflight, seal
+from holon import clock
+from holon.agent import autonomy, budget, ledgermerge, nextdue, preflight
 from holon.agent.handle import Agent
 from holon.feed import notify
 from holon.home.layout import Home
@@ -32,14 +33,12 @@ from holon.model.messages import MessageEnvelope
 from holon.model.records import AgentState, AgentStatus
 from holon.patch import journal
 from holon.runtime import scheduler
-from holon.runtime.turn import closure, loop, outage
-from holon.runtime.turn.state import TurnResult
+from holon.runtime.turn import closure, fate, loop
+from holon.runtime.turn.state import Running, TurnResult, idle
 from holon.store import atomic
 from holon.store.locks import FileLock, LockBusy
 from holon.tasks import recovery
 from holon.tasks.child import childend
-
-DEFAULT_DELIVERY_LIMIT = 3
 
 
 @dataclass
@@ -60,12 +59,6 @@ class TickReport:
         return {k: v for k, v in self.__dict__.items() if v not in (None, [])}
 
 
-def delivery_limit() -> int:
-    return max(
-        1, config.env_int("HOLON_DELIVERY_LIMIT", "runtime.delivery_limit", DEFAULT_DELIVERY_LIMIT)
-    )
-
-
 def tick(
     home: Home,
     *,
@@ -83,7 +76,7 @@ def tick(
         report.outcome = "busy"
         return report
     try:
-        outage.check_settings()
+        fate.check_settings()
         agent = Agent(home)
         preflight.check(agent)  # a corrupt file stops the tick before any message is claimed
         ledgermerge.settle(agent)  # a git merge of the ledgers: renumbered, or ledger_conflict
@@ -98,7 +91,7 @@ def tick(
                 break
             if _held(agent, report):
                 break
-            claimed = _claim(agent, report)
+            claimed = fate.claim(agent, report.dead_lettered)
             if claimed is None:
                 break
             if _over_cap(agent, *claimed, report):
@@ -115,26 +108,6 @@ def tick(
         lock.release()
     notify.kick(home)  # records a crashed delivery left, or written outside a turn
     return report
-
-
-def _claim(agent: Agent, report: TickReport) -> tuple[str, MessageEnvelope] | None:
-    """The next message, validated once into its envelope; one that is not a valid envelope is set
-    aside."""
-    while True:
-        claimed = agent.home.queue.claim()
-        if claimed is None:
-            return None
-        name, record = claimed
-        try:
-            message = MessageEnvelope.model_validate(record)
-        except ValidationError as exc:
-            _dead_letter(agent, name, record, report, reason=_not_an_envelope(exc))
-            continue
-        refused = seal.verify(agent.home, record)  # only admission decides who sent it
-        if refused:
-            _dead_letter(agent, name, record, report, reason=refused)
-            continue
-        return name, message
 
 
 def _held(agent: Agent, report: TickReport) -> bool:
@@ -177,7 +150,9 @@ def _over_cap(agent: Agent, name: str, message: MessageEnvelope, report: TickRep
         return False
     reason = f"because the agent reached its cap of {cap} self-driven turns in a row"
     record = message.model_dump(mode="json")
-    kept = "queue/dead/" + _dead_letter(agent, name, record, report, reason=reason, brief=False)
+    kept = "queue/dead/" + fate.dead_letter(
+        agent, name, record, report.dead_lettered, reason=reason, brief=False
+    )
     agent.event("self_driven_cap_reached", message_id=message.id, cap=cap, queue_file=kept)
     agent.brief(
         "failure",
@@ -189,10 +164,6 @@ def _over_cap(agent: Agent, name: str, message: MessageEnvelope, report: TickRep
     report.capped = {"cap": cap, "message_id": message.id}
     report.outcome = "capped" if report.outcome == "idle" else report.outcome
     return True
-
-
-def _not_an_envelope(exc: ValidationError) -> str:
-    return f"because it is not a valid message envelope ({exc.errors()[0]['msg']})"
 
 
 def _run_one(
@@ -218,33 +189,13 @@ def _run_one(
         return False
 
     self_driven = autonomy.is_self_driven(message.origin.model_dump(mode="json"))
-
-    def running(s: AgentState) -> None:
-        s.status = AgentStatus.awake_running
-        s.current_run_id = run_id
-        s.run_owner_pid = os.getpid()
-        s.last_wake_reason = message.kind.value
-        s.last_continuation = continuation
-        if not inflight:
-            s.bound_work_item_id = s.current_work_item_id
-            s.self_driven_turns = s.self_driven_turns + 1 if self_driven else 0
-
-    def idle(s: AgentState) -> None:
-        s.current_run_id = None
-        s.run_owner_pid = None
-        if s.status == AgentStatus.awake_running:
-            s.status = AgentStatus.awake_idle
-        s.last_tick_at = clock.now_iso()
-
-    can_defer = message.provider_retries < outage.max_provider_retries()
     result = loop.run(
         agent,
         message,
         model=model,
-        can_defer=can_defer,
+        can_defer=fate.can_defer(message),
         queue_file=name,
-        on_start=running,
-        on_settle=idle,
+        running=Running(continuation, self_driven),
     )
     if result.status == "deferred":
         _defer(agent, name, message, result, report)
@@ -254,13 +205,9 @@ def _run_one(
         childend.after_settle(agent, name)  # a private child that ended rejoins its parent
         if result.dead_letter:
             kind = (result.failure_artifact or {}).get("kind", "failure")
-            reason = f"because its provider failed for good ({kind})"
-            if message.provider_retries:
-                reason += f" after {message.provider_retries} deferred retries"
-            record = outage.for_dead_letter(message)
-            _dead_letter(agent, name, record, report, reason=reason, brief=False)
+            fate.failed_for_good(agent, name, message, kind, report.dead_lettered)
         else:
-            agent.home.queue.done(name)
+            fate.done(agent, name)
     if agent.state().current_run_id == run_id:  # not settled (deferred): idle it here
         agent.update_state(idle)
     report.outcome = "ran"
@@ -271,7 +218,7 @@ def _run_one(
 def _defer(
     agent: Agent, name: str, message: MessageEnvelope, result: TurnResult, report: TickReport
 ) -> None:
-    deferral = outage.defer(agent, name, message, result)
+    deferral = fate.defer(agent, name, message, result)
     report.deferred.append(deferral)
     result.extra.update(
         not_before=deferral["not_before"], provider_retries=deferral["provider_retries"]
@@ -295,7 +242,7 @@ def _liveness_only(
             s.sleeping_until = None
 
     agent.update_state(woke)
-    agent.home.queue.done(name)
+    fate.done(agent, name)
     agent.event(
         "liveness_wake",
         message_id=message.id,
@@ -343,28 +290,17 @@ def recover(agent: Agent, report: TickReport) -> None:
         try:
             MessageEnvelope.model_validate(record)
         except ValidationError as exc:  # it would fail every later tick at its claim
-            _dead_letter(agent, name, record, report, reason=_not_an_envelope(exc))
+            reason = fate.not_an_envelope(exc)
+            fate.dead_letter(agent, name, record, report.dead_lettered, reason=reason)
             continue
         if record.get("id") == state.last_settled_message_id and record["id"] not in state.inflight:
             _finish_settled(agent, name, record, state.last_settled_dead_letter, report)
             continue
-        not_before = outage.deferral_in_progress(record)
-        if not_before is not None:  # the tick died deferring it: finish that, no attempt counted
-            queue.release(name, not_before)
-            agent.event("message_deferral_completed", message_id=record["id"])
+        not_before = fate.deferral_in_progress(record)
+        if not_before is not None:
+            fate.finish_deferral(agent, name, record, not_before)
             continue
-        record["delivery_attempts"] = int(record.get("delivery_attempts") or 0) + 1
-        if record["delivery_attempts"] >= delivery_limit():
-            _dead_letter(agent, name, record, report)
-            continue
-        queue.rewrite_cur(name, record)
-        queue.release(name)
-        report.recovered.append(record["id"])
-        agent.event(
-            "message_redelivered",
-            message_id=record["id"],
-            delivery_attempts=record["delivery_attempts"],
-        )
+        fate.redeliver(agent, name, record, report.recovered, report.dead_lettered)
     queue.clean_tmp()
     journal.recover(agent.home.patches)  # an ApplyPatch killed part way: all old or all new
     _remove_stale_temps(agent, state)
@@ -392,12 +328,7 @@ def _finish_settled(
     file (done, or set aside after a permanent provider failure). Its turn is never run again."""
     agent.event("message_settle_finished", message_id=record["id"], dead_letter=dead)
     childend.after_settle(agent, name)  # what the dead tick left of a private child's end
-    if dead:
-        reason = "because its provider failed for good"
-        record = {**record, "provider_retries": 0, "not_before": None}  # as outage.for_dead_letter
-        _dead_letter(agent, name, record, report, reason=reason, brief=False)
-    else:
-        agent.home.queue.done(name)
+    fate.finish_settled(agent, name, record, dead, report.dead_lettered)
 
 
 def _unrecorded_task_dirs(home: Home) -> list[str]:
@@ -412,41 +343,3 @@ def _unrecorded_task_dirs(home: Home) -> list[str]:
         for e in entries
         if e.is_dir() and not os.path.exists(os.path.join(e.path, "task.json"))
     ]
-
-
-def _dead_letter(
-    agent: Agent,
-    name: str,
-    record: dict[str, Any],
-    report: TickReport,
-    reason: str | None = None,
-    *,
-    brief: bool = True,
-) -> str:
-    """Set a message aside in queue/dead/ with a failure brief (after too many deliveries, or
-    unreadable); without `brief` when its settled turn already wrote one (or the caller writes
-    its own). Returns its file name in queue/dead/."""
-    message_id = str(record.get("id") or name)
-    agent.home.queue.rewrite_cur(name, record)
-    name = agent.home.queue.dead_letter(name)
-    agent.update_state(lambda s: s.inflight.pop(message_id, None))
-    attempts = int(record.get("delivery_attempts") or 0)
-    reason = reason or f"after {attempts} delivery attempts that did not finish"
-    agent.event(
-        "message_dead_lettered",
-        message_id=message_id,
-        delivery_attempts=attempts,
-        queue_file=f"queue/dead/{name}",
-        reason=reason,
-    )
-    report.dead_lettered.append(message_id)
-    if not brief:
-        return name
-    where = agent.home.queue.dead / name
-    agent.brief(
-        "failure",
-        f"message {message_id} ({record.get('kind')}) was set aside {reason}; it is kept in "
-        f"{where.relative_to(agent.home.root)}",
-        related_message_id=message_id,
-    )
-    return name

@@ -8,7 +8,7 @@ from holon import config
 from holon.agent import budget
 from holon.agent.handle import Agent
 from holon.home.init import DEFAULT_DAILY_TOKENS
-from holon.model.conversation import ProviderFailure, TokenUsage
+from holon.model.conversation import TokenUsage
 from holon.paths import config_path
 from holon.store import jsonl
 from holon.store.atomic import read_json, write_json
@@ -95,11 +95,9 @@ def test_check_turn_limit(agent):
     a = Agent(agent)
     budget.set_limits(a, turn_tokens=100)
     budget.check(a, TokenUsage.of(60, 39))
-    with pytest.raises(ProviderFailure) as err:
+    with pytest.raises(budget.Exhausted) as err:
         budget.check(a, TokenUsage.of(60, 40))
     failure = err.value
-    assert failure.kind == "budget_exhausted" and failure.category == "runtime"
-    assert not failure.retryable
     assert failure.diagnostics == {"budget": "turn_tokens"}
     assert "100 of 100" in failure.message
 
@@ -110,11 +108,9 @@ def test_check_daily_limit_counts_today_utc(agent, monkeypatch):
     budget.set_limits(a, daily_tokens=1000)
     a.update_state(lambda s: s.token_usage_by_day.update({"2027-01-14": 5000, "2027-01-15": 900}))
     budget.check(a, TokenUsage.of(50, 49))
-    with pytest.raises(ProviderFailure) as err:
+    with pytest.raises(budget.Exhausted) as err:
         budget.check(a, TokenUsage.of(50, 50))
-    assert err.value.kind == "budget_exhausted" and err.value.diagnostics == {
-        "budget": "daily_tokens"
-    }
+    assert err.value.diagnostics == {"budget": "daily_tokens"}
     assert "1000 of 1000" in err.value.message and "00:00 UTC" in err.value.message
     monkeypatch.setenv("HOLON_NOW", str(T0 + 86400))  # a new UTC day
     budget.check(a, TokenUsage.of(50, 50))
@@ -124,7 +120,7 @@ def test_turn_limit_is_checked_before_daily(agent, monkeypatch):
     monkeypatch.setenv("HOLON_NOW", str(T0))
     a = Agent(agent)
     budget.set_limits(a, daily_tokens=10, turn_tokens=10)
-    with pytest.raises(ProviderFailure) as err:
+    with pytest.raises(budget.Exhausted) as err:
         budget.check(a, TokenUsage.of(10, 0))
     assert err.value.diagnostics == {"budget": "turn_tokens"}
 

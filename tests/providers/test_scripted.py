@@ -14,7 +14,7 @@ from holon.model.conversation import ProviderFailure, ProviderRequest, UserItem
 from holon.providers.endpoints import resolve_script
 from holon.providers.resolve import make_provider
 from holon.providers.runner import run_round
-from holon.providers.scripted import ScriptedProvider
+from holon.providers.scripted import Exhausted, ScriptedProvider
 
 REQUEST = ProviderRequest(model_ref="scripted/x", frame=FRAME, conversation=[UserItem(text="hi")])
 
@@ -80,7 +80,8 @@ def test_exhausted_script(tmp_path):
     cursor = tmp_path / "c.json"
     ScriptedProvider(script, cursor).complete(REQUEST)
     err = failure(ScriptedProvider(script, cursor))
-    assert err.kind == "script_exhausted" and err.category == "runtime" and not err.retryable
+    assert isinstance(err, Exhausted) and err.kind == "script_exhausted"
+    assert err.category == "runtime" and not err.retryable
     assert str(script) in err.message and "(1 rounds served)" in err.message
     assert json.loads(cursor.read_text()) == {os.fspath(script): 1}  # not advanced further
 

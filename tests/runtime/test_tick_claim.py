@@ -10,8 +10,8 @@ from scenario_helpers import T0, set_now
 from holon.agent import admission, control, timers
 from holon.agent.handle import Agent
 from holon.model.records import AgentStatus
-from holon.runtime import tick as tick_module
 from holon.runtime.tick import tick
+from holon.runtime.turn import fate
 from holon.store import jsonl
 from holon.store.locks import FileLock
 
@@ -198,6 +198,6 @@ def test_liveness_only_wake_runs_no_model_turn(agent):
 
 def test_delivery_limit_has_a_floor_of_one(monkeypatch):
     monkeypatch.setenv("HOLON_DELIVERY_LIMIT", "0")
-    assert tick_module.delivery_limit() == 1
+    assert fate.delivery_limit() == 1
     monkeypatch.delenv("HOLON_DELIVERY_LIMIT")
-    assert tick_module.delivery_limit() == tick_module.DEFAULT_DELIVERY_LIMIT
+    assert fate.delivery_limit() == fate.DEFAULT_DELIVERY_LIMIT

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from holon.agent import admission, budget
 from holon.agent.handle import Agent
+from holon.model.conversation import ProviderFailure
 from holon.model.messages import MessageEnvelope
 from holon.runtime.turn import loop
+from holon.runtime.turn.stops import BudgetExhausted, RoundLimit, ScriptExhausted, TurnStop
 from holon.store import jsonl
 
 
@@ -100,6 +102,27 @@ def test_turn_budget_refuses_the_next_request(agent, script):
     assert result.status == "failed" and result.failure_artifact["kind"] == "budget_exhausted"
     assert result.token_usage["total_tokens"] == 12
     assert Agent(agent).state().token_usage.total.total_tokens == 12
+
+
+def test_the_loops_stops_are_its_own_not_provider_failures():
+    for stop, kind in (
+        (RoundLimit, "max_rounds_exceeded"),
+        (BudgetExhausted, "budget_exhausted"),
+        (ScriptExhausted, "script_exhausted"),
+    ):
+        raised = stop("stopped")
+        assert isinstance(raised, TurnStop) and not isinstance(raised, ProviderFailure)
+        assert (raised.kind, raised.category, raised.message) == (kind, "runtime", "stopped")
+
+
+def test_an_exhausted_script_stops_the_turn_with_its_timeline(agent, script):
+    model = script({"tool_calls": [{"name": "ListWorkItems", "arguments": {}}]})
+    result = loop.run(Agent(agent), _message(agent), model=model, queue_file="m.json")
+    assert result.status == "failed" and not result.dead_letter
+    assert result.failure_artifact["kind"] == "script_exhausted"
+    assert result.failure_artifact["category"] == "runtime"
+    attempts = result.provider_attempt_timeline["attempts"]
+    assert attempts[-1]["failure_kind"] == "script_exhausted"
 
 
 def test_provider_error_settles_as_failure_with_its_timeline(agent, script):

@@ -14,7 +14,7 @@ from holon.context import history
 from holon.errors import UsageError
 from holon.model.conversation import ProviderFailure
 from holon.runtime.tick import tick
-from holon.runtime.turn import outage
+from holon.runtime.turn import fate, outage
 from holon.store import jsonl
 from holon.store.queue import not_before_of
 
@@ -62,16 +62,16 @@ def test_classification_and_backoff(monkeypatch):
         assert outage.disposition(failure(kind)) == "defer"
     for kind in ("auth", "client_error", "missing_credentials", "no_model_configured"):
         assert outage.disposition(failure(kind)) == "dead_letter"
-    for kind in ("context_length_exceeded", "budget_exhausted", "script_exhausted"):
-        assert outage.disposition(failure(kind)) == "fail"
+    # the turn's own stops (budget, round limit, script) are not provider failures: stops.py
+    assert outage.disposition(failure("context_length_exceeded")) == "fail"
     for retry, (low, high) in {1: (5, 10), 2: (10, 20), 3: (20, 40), 9: (20, 40)}.items():
-        delays = [outage.backoff_s(retry) for _ in range(50)]
+        delays = [fate.backoff_s(retry) for _ in range(50)]
         assert low <= min(delays) and max(delays) <= high, retry
-    assert outage.backoff_s(1, retry_after_s=90) == 90  # the provider asked for longer
-    assert outage.backoff_s(3, retry_after_s=1) >= 20
+    assert fate.backoff_s(1, retry_after_s=90) == 90  # the provider asked for longer
+    assert fate.backoff_s(3, retry_after_s=1) >= 20
     monkeypatch.setenv("HOLON_RETRY_BASE_S", "soon")
     with pytest.raises(UsageError) as err:
-        outage.backoff_s(1)
+        fate.backoff_s(1)
     assert err.value.kind == "invalid_config" and "HOLON_RETRY_BASE_S" in err.value.message
 
 

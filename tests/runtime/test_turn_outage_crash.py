@@ -21,7 +21,7 @@ KILLED_TICK = r"""
 import os, sys
 from holon.home.registry import resolve
 from holon.runtime import tick as tick_module
-from holon.runtime.turn import outage
+from holon.runtime.turn import fate
 from holon.store.queue import Queue
 
 def die(*_args, **_kwargs):
@@ -29,7 +29,7 @@ def die(*_args, **_kwargs):
 
 step = sys.argv[1]
 if step == "failure_known":  # the turn came back deferred; nothing about it is written yet
-    outage.defer = die
+    fate.defer = die
 elif step == "event_logged":  # message_deferred is in the ledger; the queue is untouched
     Queue.defer = die
 elif step == "record_rewritten":  # cur/<name> carries its not-before; it is not back in new/

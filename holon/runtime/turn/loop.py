@@ -3,6 +3,8 @@
 Durable step by step (see holon.runtime.turn.state): each round is recorded
 before its tool calls run, each call's intent before it runs, each result as
 it completes. The turn ends in settle, which writes the brief and the state.
+A round limit, a spent token budget or an exhausted script stops the turn
+(holon.runtime.turn.stops): settled as failed, never a provider failure.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from holon.agent.handle import Agent
 from holon.feed import notify
 from holon.model.conversation import ProviderFailure, ProviderResponse
 from holon.model.messages import MessageEnvelope
-from holon.providers import resolve, runner
+from holon.providers import resolve, runner, scripted
 from holon.runtime.turn import context, outage, skills
 from holon.runtime.turn.settle import finish_failure, settle_failure, settle_success
-from holon.runtime.turn.state import StateChange, TurnResult, TurnState, begin, call_key
+from holon.runtime.turn.state import Running, TurnResult, TurnState, begin, call_key
+from holon.runtime.turn.stops import BudgetExhausted, RoundLimit, ScriptExhausted, TurnStop
 from holon.store import storedonce
 from holon.tools import registry
 from holon.tools.base import CallOutcome
@@ -49,16 +52,14 @@ def run(
     model: str | None = None,
     can_defer: bool = False,
     queue_file: str | None = None,
-    on_start: StateChange | None = None,
-    on_settle: StateChange | None = None,
+    running: Running | None = None,
 ) -> TurnResult:
     """Run (or resume) one turn for an admitted message and settle it. A provider failure decides
     what becomes of the message (holon.runtime.turn.outage): with `can_defer`, an outage leaves the
     turn unsettled (status `deferred`); a permanent failure dead-letters `queue_file`.
-    `on_start` / `on_settle`: the caller's own changes, made in the turn's first state write and
-    in its settle's (a deferred turn has no settle)."""
-    ts = begin(agent, message, model=model, on_start=on_start)
-    ts.on_settle = on_settle
+    `running`: the agent is marked running in the turn's first state write and idle in its
+    settle's (a deferred turn has no settle; its caller idles it)."""
+    ts = begin(agent, message, model=model, running=running)
     if ts.failure is not None or ts.terminal_kind == "aborted":
         return finish_failure(agent, ts)  # it crashed while settling as failed
     if ts.settled:
@@ -71,6 +72,17 @@ def run(
         return outage.conclude(agent, ts, failure, None, can_defer=can_defer, queue_file=queue_file)
     if not ts.has_context:
         context.record_turn_context(agent, ts)
+    try:
+        return _rounds(agent, ts, chain, can_defer=can_defer, queue_file=queue_file)
+    except TurnStop as stop:
+        return settle_failure(agent, ts, stop, stop.timeline)
+
+
+def _rounds(
+    agent: Agent, ts: TurnState, chain: list[str], *, can_defer: bool, queue_file: str | None
+) -> TurnResult:
+    """Round after round until the model calls no tools (settled), its provider fails (concluded
+    by holon.runtime.turn.outage), or the turn stops (a TurnStop raised)."""
     while True:
         if ts.rounds:
             last = ts.rounds[-1]
@@ -78,24 +90,31 @@ def run(
             if not last.get("tool_calls"):
                 return settle_success(agent, ts)
             notify.kick(agent.home)  # a NotifyOperator call reaches its hook before the turn ends
-        if len(ts.rounds) >= max_rounds():
-            failure = ProviderFailure(
-                "max_rounds_exceeded",
-                f"turn stopped after {len(ts.rounds)} provider rounds without finishing",
-                category="runtime",
-            )
-            return settle_failure(agent, ts, failure, ts.timelines[-1] if ts.timelines else None)
-        try:
-            budget.check(agent, ts.usage)
-        except ProviderFailure as exc:
-            return settle_failure(agent, ts, exc, None)
+        _check_limits(agent, ts)
         try:
             response, timeline, timing = _provider_round(agent, ts, chain)
         except runner.RoundFailed as exc:
+            if isinstance(exc.failure, scripted.Exhausted):
+                raise ScriptExhausted(
+                    exc.failure.message, diagnostics=exc.failure.diagnostics, timeline=exc.timeline
+                ) from None
             return outage.conclude(
                 agent, ts, exc.failure, exc.timeline, can_defer=can_defer, queue_file=queue_file
             )
         _record_round(agent, ts, response, timeline, timing)
+
+
+def _check_limits(agent: Agent, ts: TurnState) -> None:
+    """Raise the stop for a turn at its round limit or past a token budget."""
+    if len(ts.rounds) >= max_rounds():
+        raise RoundLimit(
+            f"turn stopped after {len(ts.rounds)} provider rounds without finishing",
+            timeline=ts.timelines[-1] if ts.timelines else None,
+        )
+    try:
+        budget.check(agent, ts.usage)
+    except budget.Exhausted as exc:
+        raise BudgetExhausted(exc.message, diagnostics=exc.diagnostics) from None
 
 
 def _provider_round(

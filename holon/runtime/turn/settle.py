@@ -15,7 +15,8 @@ from holon.model.conversation import ProviderFailure
 from holon.model.records import AgentState, FailureArtifact, TurnTerminalRecord
 from holon.runtime.turn import skills
 from holon.runtime.turn.closure import TurnOutcome, apply_closure, turn_outcome
-from holon.runtime.turn.state import TurnResult, TurnState
+from holon.runtime.turn.state import TurnResult, TurnState, idle
+from holon.runtime.turn.stops import TurnStop
 from holon.tools.base import ToolEffects
 
 SLEEP_TIMER_ID = "sleep"
@@ -27,7 +28,9 @@ _FAILURE_WHAT = {
 }
 
 
-def failure_artifact(failure: ProviderFailure, timeline: dict[str, Any] | None) -> FailureArtifact:
+def failure_artifact(
+    failure: ProviderFailure | TurnStop, timeline: dict[str, Any] | None
+) -> FailureArtifact:
     attempts = (timeline or {}).get("attempts") or []
     last = attempts[-1] if attempts else {}
     what = _FAILURE_WHAT.get(failure.kind, failure.kind.replace("_", " "))
@@ -82,7 +85,7 @@ def settle_success(agent: Agent, ts: TurnState, *, already: bool = False) -> Tur
 def settle_failure(
     agent: Agent,
     ts: TurnState,
-    failure: ProviderFailure,
+    failure: ProviderFailure | TurnStop,
     timeline: dict[str, Any] | None,
     *,
     note: str | None = None,
@@ -200,7 +203,7 @@ def _commit_state(
     """The settle's one state write, after everything it describes is in the ledgers: the turn out
     of flight, counters, closure, calibration, the brief's time, working memory and the open
     episode (holon.context.progress, whose finalized episodes are appended first), and what the
-    caller asked to record with it (TurnState.on_settle). Idempotent: a resumed settle redoes
+    agent idle again when a tick ran it (TurnState.running). Idempotent: a resumed settle redoes
     only what is missing."""
     state = agent.state()
     message = ts.entries[0].get("data", {}) if ts.entries else {"text": ts.message.body_text()}
@@ -217,8 +220,8 @@ def _commit_state(
 
     def apply(s: AgentState) -> None:
         s.inflight.pop(ts.message.id, None)
-        if ts.on_settle is not None:
-            ts.on_settle(s)
+        if ts.running is not None:
+            idle(s)
         if s.last_settled_turn_id != ts.turn_id:
             _count(s, ts, outcome, turn, dead_letter)
         skills.settle_active(s, completed=outcome == "completed")  # turn_active -> session_active

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,10 +25,36 @@ from holon.ids import new_id
 from holon.model.conversation import TokenUsage
 from holon.model.dicts import InflightTurn
 from holon.model.messages import MessageEnvelope
-from holon.model.records import AgentState
+from holon.model.records import AgentState, AgentStatus
 from holon.store import jsonl
 
-StateChange = Callable[[AgentState], None]
+
+@dataclass
+class Running:
+    """The agent running the turn (a tick's turn): marked in the turn's first state write, idle
+    again with last_tick_at in its settle's (a deferred turn, which has no settle: `idle`)."""
+
+    continuation: dict[str, Any]  # what the agent was told on waking (last_continuation)
+    self_driven: bool  # counts toward the cap of self-driven turns (holon.agent.autonomy)
+
+    def start(self, s: AgentState, message: MessageEnvelope, *, resumed: bool) -> None:
+        s.status = AgentStatus.awake_running
+        s.current_run_id = message.id
+        s.run_owner_pid = os.getpid()
+        s.last_wake_reason = message.kind.value
+        s.last_continuation = self.continuation
+        if not resumed:
+            s.bound_work_item_id = s.current_work_item_id
+            s.self_driven_turns = s.self_driven_turns + 1 if self.self_driven else 0
+
+
+def idle(s: AgentState) -> None:
+    """The agent idle again after its turn, with last_tick_at."""
+    s.current_run_id = None
+    s.run_owner_pid = None
+    if s.status == AgentStatus.awake_running:
+        s.status = AgentStatus.awake_idle
+    s.last_tick_at = clock.now_iso()
 
 
 @dataclass
@@ -68,8 +93,8 @@ class TurnState:
     # the working-memory revision this turn's turn_context showed the delta of: the prompted base
     # moves there in the settle's state write (None: this process wrote no turn_context)
     prompted_revision: int | None = None
-    # what the caller (the tick) records in the settle's one state write
-    on_settle: StateChange | None = None
+    # the agent running this turn (a tick's): idle again in the settle's one state write
+    running: Running | None = None
 
     @property
     def has_context(self) -> bool:
@@ -107,22 +132,22 @@ def begin(
     message: MessageEnvelope,
     *,
     model: str | None = None,
-    on_start: StateChange | None = None,
+    running: Running | None = None,
 ) -> TurnState:
     """Start the turn for `message`, or pick up the one a crashed tick (or a deferral) left
     behind. Its model (TurnState.model_ref): the tick's `model`, else the one the turn already
-    ran with, else the message's. `on_start`: what the caller records in the same state write
+    ran with, else the message's. `running`: the agent is marked running in the same state write
     (the turn's first: in flight, with its transcript offset, before its message line)."""
     inflight = agent.state().inflight.get(message.id)
     if inflight:
-        return _resume(agent, message, inflight, model, on_start)
+        return _resume(agent, message, inflight, model, running)
     model_ref = model or message.model_ref
     turn_id = new_id("turn")
     offset = agent.transcript_offset()
 
     def mark(s: AgentState) -> None:
-        if on_start is not None:
-            on_start(s)
+        if running is not None:
+            running.start(s, message, resumed=False)
         turn: InflightTurn = {
             "turn_id": turn_id,
             "transcript_offset": offset,
@@ -141,7 +166,7 @@ def begin(
         delivery_attempts=message.delivery_attempts,
     )
     ts = TurnState(turn_id=turn_id, message=message, offset=offset, entries=[entry])
-    ts.model_ref = model_ref
+    ts.model_ref, ts.running = model_ref, running
     return ts
 
 
@@ -170,17 +195,18 @@ def _resume(
     message: MessageEnvelope,
     inflight: dict[str, Any],
     model: str | None,
-    on_start: StateChange | None,
+    running: Running | None,
 ) -> TurnState:
     offset = int(inflight.get("transcript_offset", 0))  # where the turn began
     segment = int(inflight.get("segment_offset", offset))  # where its current segment began
     ts = TurnState(turn_id=inflight["turn_id"], message=message, resumed=True, offset=segment)
     ts.model_ref = model or inflight.get("model_ref") or message.model_ref
-    if on_start is not None or ts.model_ref != inflight.get("model_ref"):
+    ts.running = running
+    if running is not None or ts.model_ref != inflight.get("model_ref"):
 
         def resumed(s: AgentState) -> None:
-            if on_start is not None:
-                on_start(s)
+            if running is not None:
+                running.start(s, message, resumed=True)
             s.inflight[message.id].update(model_ref=ts.model_ref)
 
         agent.update_state(resumed)
