@@ -16,7 +16,7 @@ relative path one component at a time from a directory descriptor of the root:
    never trusted, /proc reports 0): more is refused, or with `truncate` cut and flagged.
 
 A missing file is None; anything else wrong is `Refused` (path, reason, detail), never another
-exception. Stdlib only.
+exception. Stdlib only (with holon.jsonfile's bounded read).
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ import errno
 import os
 import stat
 from dataclasses import dataclass
+
+from holon import jsonfile
 
 MAX_LINKS = 16
 REASONS = ("symlink_escape", "symlink_loop", "not_regular", "too_large", "unreadable")
@@ -71,7 +73,7 @@ def read(
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise Refused(shown, "not_regular", f"is {_kind(st.st_mode)}, not a regular file")
-        data = _read_fd(fd, limit + 1)
+        data = jsonfile.read_fd(fd, limit + 1)
     except OSError as exc:
         raise Refused(shown, "unreadable", _why(exc)) from None
     finally:
@@ -181,17 +183,6 @@ def _link_parts(target: str, root: str, shown: str) -> list[str]:
         if inside == "." or not (inside == ".." or inside.startswith(".." + os.sep)):
             return ["/", *_parts(inside)]
     raise Refused(shown, "symlink_escape", f"is a symlink leading out of {root}")
-
-
-def _read_fd(fd: int, limit: int) -> bytes:
-    chunks, left = [], limit
-    while left > 0:
-        chunk = os.read(fd, min(left, 1 << 20))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
 
 
 def _kind(mode: int) -> str:

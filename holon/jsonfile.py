@@ -20,6 +20,19 @@ class Unreadable(ValueError):
     """The file exists and cannot be used; str() is the problem ("is not valid JSON (...)")."""
 
 
+def read_fd(fd: int, limit: int) -> bytes:
+    """At most `limit` bytes from `fd`, in chunks of 1 MiB (a size stat reports is never trusted:
+    /proc says 0)."""
+    chunks, left = [], limit
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
 def read_bytes(path: str | os.PathLike, limit: int = MAX_BYTES) -> bytes | None:
     """The file's bytes, None when it is missing (a dangling symlink too); Unreadable when it is
     not a regular file, cannot be read, or is larger than `limit`."""
@@ -37,18 +50,11 @@ def read_bytes(path: str | os.PathLike, limit: int = MAX_BYTES) -> bytes | None:
             raise Unreadable("is not a regular file (a FIFO, a socket or a device)")
         if st.st_size > limit:
             raise Unreadable(f"is too large ({st.st_size} bytes; at most {limit})")
-        chunks, left = [], limit + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
+        data = read_fd(fd, limit + 1)
     except OSError as exc:
         raise Unreadable(_os_problem(exc)) from None
     finally:
         os.close(fd)
-    data = b"".join(chunks)
     if len(data) > limit:
         raise Unreadable(f"is too large (more than {limit} bytes)")
     return data

@@ -24,13 +24,14 @@ def alive(pid: int | None) -> bool:
         return True
 
 
-def group_members(pgid: int) -> list[int]:
-    """Live (non-zombie) processes of process group `pgid`, read from /proc."""
-    members = []
+def _live_stats() -> list[tuple[int, list[bytes]]]:
+    """(pid, the fields of /proc/<pid>/stat after the command name) of every live (non-zombie)
+    process; [] without /proc."""
+    out = []
     try:
         names = os.listdir("/proc")
     except OSError:
-        return members
+        return out
     for name in names:
         if not name.isdigit():
             continue
@@ -40,33 +41,24 @@ def group_members(pgid: int) -> list[int]:
         except OSError:
             continue
         rest = stat[stat.rfind(b")") + 2 :].split()
-        if int(rest[2]) == pgid and rest[0] != b"Z":
-            members.append(int(name))
-    return members
+        if rest and rest[0] != b"Z":
+            out.append((int(name), rest))
+    return out
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes of process group `pgid`, read from /proc."""
+    return [pid for pid, rest in _live_stats() if int(rest[2]) == pgid]
 
 
 def group_leaders(needle: bytes) -> list[tuple[int, int]]:
     """(pid, parent pid) of each live process-group leader whose command line holds `needle` as
     one argument, read from /proc ([] without /proc)."""
-    found = []
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return found
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        rest = stat[stat.rfind(b")") + 2 :].split()
-        if int(rest[2]) != int(name) or rest[0] == b"Z":
-            continue
-        if needle in proc_file(int(name), "cmdline").split(b"\0"):
-            found.append((int(name), int(rest[1])))
-    return found
+    return [
+        (pid, int(rest[1]))
+        for pid, rest in _live_stats()
+        if int(rest[2]) == pid and needle in proc_file(pid, "cmdline").split(b"\0")
+    ]
 
 
 NO_PROC = b"\0no-proc\0"
