@@ -251,8 +251,11 @@ def test_a_turn_that_sleeps_on_its_task_waits_for_the_result_across_a_crash(tmp_
         assert f"active tasks: {task_id}" in projection(agent)
 
     check_waiting()
-    blocked = json.loads(holon("work", "show", "a", item_id).stdout)
-    assert task_id in (blocked.get("blocked_by") or blocked["work_item"]["blocked_by"])
+    shown = json.loads(holon("work", "show", "a", item_id).stdout)
+    item = shown.get("work_item", shown)
+    # the item waits on its task (spec: Work-Item scheduling, waiting_task)
+    assert item["scheduling_state"] == "waiting_task", shown
+    assert task_id in item["wait"]["task_ids"], shown
 
     # a crash lost the state write that listed the task: the next busy tick puts it back
     state_file = home / ".holon" / "state.json"
@@ -268,7 +271,7 @@ def test_a_turn_that_sleeps_on_its_task_waits_for_the_result_across_a_crash(tmp_
     holon("tick", "a", "--model", model)
     state = Agent(Home(home, "a")).state()
     assert state.active_task_ids == []
-    assert state.closure["waiting_reason"] != "awaiting_task_result"
+    assert state.closure.get("waiting_reason") != "awaiting_task_result"
     assert "the build finished" in json.dumps(transcript(home)[-5:])
 
 
