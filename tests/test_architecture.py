@@ -307,6 +307,7 @@ AGENT_BUILDERS = {
     "holon.agent.wakehints",
     "holon.cli.model",
     "holon.cli.skills",
+    "holon.cli.task",  # `holon task stop`: the command's one handle
     "holon.feed.notify",  # the detached delivery process: its own entry point
     "holon.memory.ranking",
     "holon.ops.commit",
@@ -322,11 +323,11 @@ AGENT_BUILDERS = {
     "holon.ops.work",
     "holon.ops.workspace",
     "holon.runtime.tick",
+    # a parent opens its child's handle (and a child its parent's): another agent, not its own
     "holon.tasks.child.childend",
     "holon.tasks.child.children",
     "holon.tasks.child.childview",
-    "holon.tasks.ops",
-    "holon.tasks.tracking",
+    "holon.tasks.command.supervisor",  # the detached supervisor process: its own entry point
     "holon.tools.agents",
 }
 

@@ -11,9 +11,12 @@ import click
 @click.option("--json", "as_json", is_flag=True, help="One JSON document with every finding.")
 @click.option(
     "--repair",
+    "--fix",
+    "repair",
     is_flag=True,
     help="First set aside and rebuild what holon can: an unreadable registry.json (from the "
-    "homes under $HOLON_HOME/agents), run state or wake hint; each action is listed.",
+    "homes under $HOLON_HOME/agents), run state or wake hint, and write a missing "
+    "$HOLON_HOME/.gitignore; each action is listed. --fix is the same.",
 )
 def doctor_cmd(agents: tuple[str, ...], as_json: bool, repair: bool) -> None:
     """Check the installation and every agent; each problem comes with the command that fixes it.
@@ -26,7 +29,8 @@ def doctor_cmd(agents: tuple[str, ...], as_json: bool, repair: bool) -> None:
     operator, a task, a timer, a provider outage and the next retry), action_required records
     no operator message has answered, a failing notify hook, and files its prompt leaves out
     (AGENTS.md, a memory file, a skill or a plan that is a symlink out of its directory, not a
-    regular file or too large). Reads only, unless --repair.
+    regular file or too large), and a HOLON_HOME without its .gitignore. Reads only, unless
+    --repair (or --fix).
 
     Exit codes: 0 when no finding is an error (warnings included); 1 when any finding is an
     error; 2 for an unknown AGENT.

@@ -228,7 +228,8 @@ def _input_failure(agent: str, task_id: str, res: dict, expect: str | None) -> t
 @click.option("--json", "as_json", is_flag=True, help="The stop receipt as JSON.")
 def stop_cmd(agent: str, task_id: str, as_json: bool) -> None:
     """Stop a task: TERM its process group, KILL after a grace period."""
+    from holon.agent.handle import Agent
     from holon.tasks import ops
 
-    res = _run(ops.stop, _home(agent), task_id)
+    res = _run(ops.stop, Agent(_home(agent)), task_id)  # this command's one handle
     emit_json(res) if as_json else click.echo(res["summary_text"])

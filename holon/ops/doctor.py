@@ -605,10 +605,23 @@ def select(args: Sequence[str]) -> tuple[list[Home], list[dict[str, Any]]]:
     return list(chosen.values()), list(chosen_broken.values())
 
 
+def gitignore_finding(root: Path) -> list[dict[str, Any]]:
+    """A HOLON_HOME without its top-level .gitignore offers keys.json, logs, locks and the due
+    index to a `git add -A` of it (nothing to say for a HOLON_HOME that does not exist yet)."""
+    if not root.is_dir() or (root / ".gitignore").exists():
+        return []
+    msg = (
+        f"{root} has no .gitignore: kept in git, it would offer keys.json, logs, locks and the "
+        "due index to a commit"
+    )
+    return [finding("gitignore", "warn", msg, "holon doctor --fix")]
+
+
 def run(agents: Sequence[str] = ()) -> dict[str, Any]:
     """The whole report; AGENT arguments narrow the agents checked (unknown ones raise)."""
     root = holon_home()
     findings = [home_finding(root), config_finding(), *scheduler_findings()]
+    findings += gitignore_finding(root)
     if findings[1]["status"] == "ok":  # a config.toml that does not parse is said once
         findings += attention.notify_finding(finding)
     try:

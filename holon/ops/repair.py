@@ -9,7 +9,9 @@ or budget.json is reported with the file to restore):
 - a run state (`state.json`) that is not valid: set aside and rebuilt from the ledgers;
 - a wake hint that cannot be read: set aside (the agent is still woken by the next tick);
 - ledgers a git merge broke: lines that are not records move to `<ledger>.rejects`, merged
-  events are renumbered (holon.agent.ledgermerge).
+  events are renumbered (holon.agent.ledgermerge);
+- a HOLON_HOME without its top-level `.gitignore` gets the one `holon init` writes (an
+  operator's own is never replaced).
 
 Each action is {"file", "action", "detail"}; a home that cannot be opened is {"file", "action":
 "failed", "detail": "<kind>: <message>", "hint"}.
@@ -25,13 +27,18 @@ from holon.agent import ledgermerge, wakehints
 from holon.agent.handle import Agent
 from holon.errors import HolonError
 from holon.home import registry, runstate
+from holon.home.init import ignore_secrets
 from holon.home.layout import Home
+from holon.paths import holon_home
 from holon.store import jsonl
 
 
 def repair(agents: Sequence[str] = ()) -> list[dict[str, Any]]:
     """Repair the registry and every home (or the AGENTs named); what was done, in order."""
     actions: list[dict[str, Any]] = []
+    root = holon_home()
+    if root.is_dir() and ignore_secrets(root):
+        actions.append(_action(root / ".gitignore", "written", "keys, logs, locks stay out of git"))
     _, error = registry.load_or_none()
     if error is not None:
         done = registry.rebuild()

@@ -240,7 +240,7 @@ def _child_input(home: Home, rec: dict[str, Any], data: str) -> dict[str, Any]:
     accepted = rec["status"] == "running" and rec.get("phase") == "running" and bool(data.strip())
     message_id = None
     if accepted:
-        message_id = children.deliver(Agent(childview.child_home(rec)), rec, data)
+        message_id = children.deliver(childview.child_agent(rec), rec, data)
         text = f"queued message {message_id} for child {rec['child_agent_id']}"
     elif not data.strip():
         text = "the input is empty; a child takes a message with text"
@@ -277,8 +277,9 @@ def _size(path: os.PathLike) -> int:
         return 0
 
 
-def stop(home: Home, task_id: str, *, grace_s: float = 2.0) -> dict[str, Any]:
+def stop(agent: Agent, task_id: str, *, grace_s: float = 2.0) -> dict[str, Any]:
     """TERM the task's process group, KILL after `grace_s`; the supervisor records `cancelled`."""
+    home = agent.home
     rec = get(home, task_id)
     if rec["status"] in store.TERMINAL:
         return {
@@ -288,7 +289,7 @@ def stop(home: Home, task_id: str, *, grace_s: float = 2.0) -> dict[str, Any]:
             "summary_text": f"task {task_id} already {rec['status']}",
         }
     if rec["kind"] == children.KIND:
-        rec = childend.stop(Agent(home), rec)
+        rec = childend.stop(agent, rec)
         return {
             "task": snapshot(rec),
             "stop_requested": True,

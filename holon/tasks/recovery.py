@@ -139,7 +139,7 @@ def _recover_one(agent: Agent, task_id: str, supervisor_pid: int) -> bool:
         return False
     if record.get("status") in store.TERMINAL:  # supervisor died after the terminal write
         results.finish(
-            home,
+            agent,
             record,
             record["status"],
             exit_status=record.get("exit_status"),
@@ -162,7 +162,7 @@ def _recover_one(agent: Agent, task_id: str, supervisor_pid: int) -> bool:
         "command_stop": stopped,
         "exit_status": exit_status,
     }
-    results.finish(home, record, "failed", exit_status=exit_status, failure=failure)
+    results.finish(agent, record, "failed", exit_status=exit_status, failure=failure)
     agent.event("task_recovered", task_id=task_id, status="failed", command_was_running=was_running)
     return True
 

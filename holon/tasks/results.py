@@ -9,6 +9,7 @@ from typing import Any
 
 from holon import clock
 from holon.agent.admission import admit
+from holon.agent.handle import Agent
 from holon.home.layout import Home
 from holon.store import atomic
 from holon.store.artifacts import write_artifact
@@ -28,7 +29,7 @@ def output_text(home: Home, task_id: str) -> str:
 
 
 def finish(
-    home: Home,
+    agent: Agent,
     record: dict[str, Any],
     status: str,
     *,
@@ -38,6 +39,7 @@ def finish(
 ) -> dict[str, Any]:
     """Write the terminal record (authoritative from here on, with its own output excerpt so
     TaskOutput can answer without the output file), admit the task_result, drop the marker."""
+    home = agent.home
     record["status"] = status
     record["exit_status"] = exit_status
     record["signal"] = signal
@@ -49,7 +51,7 @@ def finish(
     if status != "completed" and not _normalised(record.get("failure_artifact")):
         record["failure_artifact"] = failure_artifact(home, record, failure)
     store.save(home, record)
-    tracking.remove(home, record["id"])  # the turn its result wakes no longer waits on it
+    tracking.remove(agent, record["id"])  # the turn its result wakes no longer waits on it
     if not record.get("result_message_id"):
         record["result_message_id"] = admit_result(home, record)
         store.save(home, record)
@@ -61,7 +63,7 @@ def finish(
 
 
 def conclude(
-    home: Home,
+    agent: Agent,
     record: dict[str, Any],
     exit_status: int | None,
     *,
@@ -70,12 +72,12 @@ def conclude(
 ) -> dict[str, Any]:
     """The end of a supervised command: `cancelled` when TaskStop asked for it, `completed` on
     exit status 0, `failed` otherwise (with `failure` as its evidence, when given)."""
-    if (home.task_dir(record["id"]) / "stop_requested").exists():
+    if (agent.home.task_dir(record["id"]) / "stop_requested").exists():
         record["stop_requested"] = True
-        return finish(home, record, "cancelled", exit_status=exit_status, signal=signal)
+        return finish(agent, record, "cancelled", exit_status=exit_status, signal=signal)
     if exit_status == 0:
-        return finish(home, record, "completed", exit_status=0)
-    return finish(home, record, "failed", exit_status=exit_status, signal=signal, failure=failure)
+        return finish(agent, record, "completed", exit_status=0)
+    return finish(agent, record, "failed", exit_status=exit_status, signal=signal, failure=failure)
 
 
 def _drop_channel(home: Home, task_id: str) -> None:

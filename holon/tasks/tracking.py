@@ -23,16 +23,15 @@ if TYPE_CHECKING:
     from holon.model.records import AgentState
 
 
-def add(home: Home, task_id: str) -> None:
+def add(agent: Agent, task_id: str) -> None:
     def change(s: AgentState) -> None:
         if task_id not in s.active_task_ids:
             s.active_task_ids = [*s.active_task_ids, task_id]
 
-    Agent(home).update_state(change)
+    agent.update_state(change)
 
 
-def remove(home: Home, task_id: str) -> None:
-    agent = Agent(home)
+def remove(agent: Agent, task_id: str) -> None:
     if task_id not in agent.state().active_task_ids:
         return
 

@@ -224,7 +224,7 @@ class TaskStop(_TaskTool):
     Args = TaskIdArgs
 
     def run(self, ctx: ToolContext, args: TaskIdArgs) -> ToolOutput:
-        res = self.rec_or_fail(ops.stop, ctx.home, args.task_id)
+        res = self.rec_or_fail(ops.stop, ctx.agent, args.task_id)
         return ToolOutput(res.pop("summary_text"), res)
 
 

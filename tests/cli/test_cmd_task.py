@@ -10,6 +10,7 @@ import pytest
 from cmd_checks import fails, invoke, ok, ok_json
 from helpers import wait_for
 
+from holon.agent.handle import Agent
 from holon.cli.task import task_group
 from holon.ops import tools
 from holon.tasks import ops, store
@@ -46,7 +47,7 @@ def start(agent):
     yield make
     for task_id in started:
         if store.load(agent, task_id)["status"] not in store.TERMINAL:
-            ops.stop(agent, task_id, grace_s=0.5)
+            ops.stop(Agent(agent), task_id, grace_s=0.5)
 
 
 def test_list_status_input_output_stop(agent, start):
@@ -159,7 +160,7 @@ def test_input_failures_have_a_kind_and_a_hint(agent, start):
     first, hint = result.stderr.splitlines()
     assert result.exit_code == 1 and first.startswith("holon: input_refused: "), result.stderr
     assert hint == f"hint: `holon task status a {no_input}` shows whether it takes input"
-    ops.stop(agent, no_input, grace_s=0.3)
+    ops.stop(Agent(agent), no_input, grace_s=0.3)
     result = invoke(task_group, "input", "a", no_input, "hello")
     first, hint = result.stderr.splitlines()
     assert result.exit_code == 1 and first.startswith("holon: task_ended: "), result.stderr
@@ -175,4 +176,4 @@ def test_input_whose_expect_times_out_is_an_error_with_a_hint(agent, start):
     lines = result.stderr.splitlines()
     assert result.exit_code == 1 and lines[0].startswith("holon: expect_timeout: "), result.stderr
     assert lines[1].startswith("hint: raise --timeout")
-    ops.stop(agent, task_id, grace_s=0.3)
+    ops.stop(Agent(agent), task_id, grace_s=0.3)

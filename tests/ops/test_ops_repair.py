@@ -42,3 +42,16 @@ def test_doctor_repair_through_the_cli(agent):
     doc = json.loads(proc.stdout)
     assert [a["action"] for a in doc["repaired"]] == ["rebuilt"]
     assert not [f for f in doc["findings"] if f["check"] == "registry"]
+
+
+def test_doctor_fix_writes_the_holon_home_gitignore_once(agent):
+    ignore = registry_path().parent / ".gitignore"
+    ignore.unlink(missing_ok=True)
+    found = json.loads(run("doctor", "--json").stdout)["findings"]
+    assert [f["fix"] for f in found if f["check"] == "gitignore"] == ["holon doctor --fix"]
+    proc = run("doctor", "--fix", "--json")
+    assert [a["action"] for a in json.loads(proc.stdout)["repaired"]] == ["written"], proc.stderr
+    assert "/keys.json" in ignore.read_text().splitlines()
+    ignore.write_text("# the operator's own\n")
+    assert json.loads(run("doctor", "--fix", "--json").stdout)["repaired"] == []
+    assert ignore.read_text() == "# the operator's own\n"  # never replaced

@@ -30,9 +30,11 @@ def task_results(home, task_id):
 
 
 def test_unknown_task(agent):
-    for fn, args in ((ops.status, ()), (ops.stop, ()), (ops.send_input, ("x",))):
+    for fn, args in ((ops.status, ()), (ops.send_input, ("x",))):
         with pytest.raises(ops.TaskNotFound):
             fn(agent, "task_nope", *args)
+    with pytest.raises(ops.TaskNotFound):
+        ops.stop(Agent(agent), "task_nope")
     with pytest.raises(ops.TaskNotFound):
         ops.output(agent, "task_nope", block=False, timeout_ms=0, budget_chars=100)
 
@@ -40,7 +42,7 @@ def test_unknown_task(agent):
 def test_stop_kills_the_whole_process_group(agent):
     tid, pgid = promote(agent, "sleep 30 & sleep 30 & sleep 30")
     assert len(group_members(pgid)) >= 3
-    res = ops.stop(agent, tid)
+    res = ops.stop(Agent(agent), tid)
     assert res["stop_requested"] is True and res["force_stop_requested"] is False
     assert res["task"]["status"] == "cancelled"
     assert res["summary_text"] == f"task {tid}: process group terminated; status cancelled"
@@ -48,13 +50,13 @@ def test_stop_kills_the_whole_process_group(agent):
     assert (agent.task_dir(tid) / "stop_requested").read_text() == "1\n"
     wait_for(lambda: store.load(agent, tid)["result_message_id"], timeout=5)
     assert [m["body"]["value"]["status"] for m in task_results(agent, tid)] == ["cancelled"]
-    again = ops.stop(agent, tid)
+    again = ops.stop(Agent(agent), tid)
     assert again["stop_requested"] is False and again["summary_text"].endswith("already cancelled")
 
 
 def test_stop_escalates_to_kill_for_a_term_ignoring_task(agent):
     tid, pgid = promote(agent, "trap '' TERM; sleep 30 & wait", yield_ms=200)
-    res = ops.stop(agent, tid, grace_s=0.3)
+    res = ops.stop(Agent(agent), tid, grace_s=0.3)
     assert res["force_stop_requested"] is True and res["task"]["status"] == "cancelled"
     assert "process group killed" in res["summary_text"]
     wait_for(lambda: group_members(pgid) == [], timeout=2)  # SIGKILL lands asynchronously
@@ -82,7 +84,7 @@ def test_output_timeout_on_a_running_task(agent):
         res = ops.output(agent, tid, block=True, timeout_ms=100, budget_chars=1000)
         assert res["retrieval_status"] == "timeout" and res["task"]["exit_status"] is None
     finally:
-        ops.stop(agent, tid)
+        ops.stop(Agent(agent), tid)
 
 
 def accepted(receipt):
@@ -100,7 +102,7 @@ def test_input_reaches_stdin_and_status_snapshot(agent):
         out = agent.task_dir(tid) / "output.log"
         wait_for(lambda: "héllo" in out.read_text(), timeout=5)
     finally:
-        ops.stop(agent, tid)
+        ops.stop(Agent(agent), tid)
     late = ops.send_input(agent, tid, "more\n")
     assert late["accepted_input"] is False and "no longer" in late["summary_text"]
 
@@ -114,4 +116,4 @@ def test_list_tasks(agent):
         assert [t["task_id"] for t in ops.list_tasks(agent)] == [done, live]
         assert ops.list_tasks(agent)[0]["command"]["cmd_preview"] == "sleep 0.2"
     finally:
-        ops.stop(agent, live)
+        ops.stop(Agent(agent), live)

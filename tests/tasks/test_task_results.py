@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from holon.agent.handle import Agent
 from holon.store import jsonl
 from holon.tasks import results, store
 
@@ -45,7 +46,7 @@ def test_finish_completed(agent):
     scratch = store.make_scratch(agent, "task_1")
     (scratch / "exit_status").write_text("0\n")
     other = store.make_scratch(agent, "task_2")
-    out = results.finish(agent, rec, "completed", exit_status=0)
+    out = results.finish(Agent(agent), rec, "completed", exit_status=0)
     saved = store.load(agent, "task_1")
     assert saved == out and saved["status"] == "completed" and saved["exit_status"] == 0
     assert saved["finished_at"] and saved["failure_artifact"] is None
@@ -82,7 +83,7 @@ def test_finish_completed(agent):
 def test_finish_with_failure_writes_one_artifact_and_admits_once(agent):
     rec = running(agent, output=b"".join(b"line %d\n" % i for i in range(3000)))
     failure = {"kind": "command_killed", "message": "gone", "task_id": "task_1"}
-    out = results.finish(agent, rec, "failed", signal=9, failure=failure)
+    out = results.finish(Agent(agent), rec, "failed", signal=9, failure=failure)
     art = out["failure_artifact"]
     assert art == {  # the spec's FailureArtifact, category task; the evidence is a file it names
         "category": "task",
@@ -108,7 +109,7 @@ def test_finish_with_failure_writes_one_artifact_and_admits_once(agent):
     # a second finish (recovery after a late crash) keeps the artifact and admits nothing new
     store.set_active(agent, "task_1", 1)
     again = results.finish(
-        agent, store.load(agent, "task_1"), "failed", signal=9, failure={"kind": "other"}
+        Agent(agent), store.load(agent, "task_1"), "failed", signal=9, failure={"kind": "other"}
     )
     assert (
         again["failure_artifact"] == art
@@ -121,7 +122,7 @@ def test_finish_with_failure_writes_one_artifact_and_admits_once(agent):
 
 def test_failure_kind_defaults(agent):
     rec = running(agent)
-    out = results.finish(agent, rec, "failed", failure={"message": "?"})  # no scratch dir
+    out = results.finish(Agent(agent), rec, "failed", failure={"message": "?"})  # no scratch dir
     assert out["failure_artifact"]["kind"] == "task_failure"
     assert out["failure_artifact"]["summary"] == "?"
     assert results.RESULT_PREVIEW_CHARS == 4000

@@ -22,12 +22,12 @@ def ids(home):
 
 
 def test_add_and_remove_are_idempotent(agent):
-    tracking.add(agent, "task_1")
-    tracking.add(agent, "task_1")
-    tracking.add(agent, "task_2")
+    tracking.add(Agent(agent), "task_1")
+    tracking.add(Agent(agent), "task_1")
+    tracking.add(Agent(agent), "task_2")
     assert ids(agent) == ["task_1", "task_2"]
-    tracking.remove(agent, "task_1")
-    tracking.remove(agent, "task_1")
+    tracking.remove(Agent(agent), "task_1")
+    tracking.remove(Agent(agent), "task_1")
     assert ids(agent) == ["task_2"]
 
 
@@ -37,9 +37,9 @@ def test_reconcile_follows_the_records(agent):
     make(agent, "task_tty", promoted=False)  # a tty command its starter may still report
     store.set_active(agent, "task_tty", 1)
     done = make(agent, "task_done")
-    results.finish(agent, done, "completed", exit_status=0)
-    tracking.add(agent, "task_done")  # a crash after the record, before the removal
-    tracking.add(agent, "task_gone")  # no record at all
+    results.finish(Agent(agent), done, "completed", exit_status=0)
+    tracking.add(Agent(agent), "task_done")  # a crash after the record, before the removal
+    tracking.add(Agent(agent), "task_gone")  # no record at all
     assert tracking.reconcile(Agent(agent)) == ["task_run"]
     assert ids(agent) == ["task_run"]
     assert tracking.reconcile(Agent(agent)) == ["task_run"]  # stable
@@ -47,7 +47,7 @@ def test_reconcile_follows_the_records(agent):
 
 def test_finish_removes_before_the_result_is_admitted(agent):
     rec = make(agent, "task_1")
-    tracking.add(agent, "task_1")
-    results.finish(agent, rec, "failed", exit_status=2)
+    tracking.add(Agent(agent), "task_1")
+    results.finish(Agent(agent), rec, "failed", exit_status=2)
     assert ids(agent) == []
     assert store.load(agent, "task_1")["result_message_id"]

@@ -129,7 +129,7 @@ def test_ctrl_c_interrupts_the_program_not_the_task(agent):
     res = ops.send_input(agent, task_id, "\x03", expect=">>> $", timeout_ms=10000)
     assert "KeyboardInterrupt" in res["output"] and res["wait_outcome"] == "matched"
     assert store.load(agent, task_id)["status"] == "running"
-    ops.stop(agent, task_id, grace_s=0.5)
+    ops.stop(Agent(agent), task_id, grace_s=0.5)
 
 
 def test_settle_and_timeout_without_a_pattern(agent):
@@ -141,14 +141,14 @@ def test_settle_and_timeout_without_a_pattern(agent):
     assert quiet["matched"] is None
     nowait = ops.send_input(agent, task_id, "z\n")
     assert nowait["wait_outcome"] == "not_waited" and nowait["output"] == ""
-    ops.stop(agent, task_id, grace_s=0.5)
+    ops.stop(Agent(agent), task_id, grace_s=0.5)
 
 
 def test_task_stop_stops_the_whole_tty_process_tree(agent):
     task_id = promoted(agent, "sleep 300 & sleep 300 & echo up; wait")
     pgid = store.load(agent, task_id)["pid"]
     wait_for(lambda: len(group_members(pgid)) >= 3, timeout=5)
-    res = ops.stop(agent, task_id, grace_s=1.0)
+    res = ops.stop(Agent(agent), task_id, grace_s=1.0)
     assert res["task"]["status"] == "cancelled"
     wait_for(lambda: group_members(pgid) == [], timeout=5)
     art = store.load(agent, task_id)["failure_artifact"]
@@ -264,6 +264,6 @@ def test_terminal_run_refuses_a_missing_workdir_before_anything_starts(agent):
         "true", agent.root / "nope", "/bin/sh", False, True, True, 1000, agent.root
     )
     with pytest.raises(spawn.SpawnError, match="does not exist"):
-        terminal.run(agent, spec, parent_message_id=None, model_ref=None)
+        terminal.run(Agent(agent), spec, parent_message_id=None, model_ref=None)
     assert store.all_records(agent) == []
     assert not agent.scratch.exists() or list(agent.scratch.iterdir()) == []

@@ -84,10 +84,10 @@ def _finish(parent: Agent, record: dict[str, Any], status: str, **why: Any) -> d
                 "child_agent_id": record["child_agent_id"],
             }
         crashpoint.step("child.finish")
-        return results.finish(parent.home, record, status, failure=failure)
+        return results.finish(parent, record, status, failure=failure)
     # terminal, its result not recorded: admitted already (killed before the record said so)?
     record["result_message_id"] = children.admitted(parent, record["id"])
-    return results.finish(parent.home, record, record["status"])
+    return results.finish(parent, record, record["status"])
 
 
 def archive(parent: Agent | None, record: dict[str, Any] | None, agent: Agent) -> None:

@@ -227,7 +227,7 @@ def spawn(
         parent_message_id=parent_message_id,
         turn_id=turn_id,
     )
-    tracking.add(home, record["id"])  # first: a listed id without a record is dropped later
+    tracking.add(agent, record["id"])  # first: a listed id without a record is dropped later
     crashpoint.step("child.record")
     home.task_dir(record["id"]).mkdir(mode=0o700, parents=True)
     store.save(home, record)
@@ -331,7 +331,7 @@ def resume_or_roll_back(agent: Agent, record: dict[str, Any]) -> str:
     for staged in agent.home.children_dir.glob(f".{child_root.name}.init-*"):  # a killed init's
         shutil.rmtree(staged, ignore_errors=True)
     childws.drop_worktree(agent, record)
-    tracking.remove(agent.home, record["id"])
+    tracking.remove(agent, record["id"])
     shutil.rmtree(agent.home.task_dir(record["id"]), ignore_errors=True)
     agent.event(
         "child_spawn_rolled_back", task_id=record["id"], child_agent_id=record["child_agent_id"]

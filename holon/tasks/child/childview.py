@@ -22,6 +22,11 @@ def child_home(record: dict[str, Any]) -> Home:
     return Home(record["child_home"], record["child_agent_id"])
 
 
+def child_agent(record: dict[str, Any]) -> Agent:
+    """The child's own handle (another agent than the one the record belongs to)."""
+    return Agent(child_home(record))
+
+
 def projection(record: dict[str, Any], *, status: str | None = None) -> dict[str, Any]:
     """ChildSupervision: the compact observability snapshot of one child."""
     home = child_home(record)

@@ -59,7 +59,7 @@ def run(
         from holon.tasks.command import terminal
 
         model_ref = budget.turn_model(agent, parent_message_id)
-        return terminal.run(home, spec, parent_message_id=parent_message_id, model_ref=model_ref)
+        return terminal.run(agent, spec, parent_message_id=parent_message_id, model_ref=model_ref)
     task_id = new_id("task")
     scratch = store.make_scratch(home, task_id)
     try:
@@ -109,7 +109,7 @@ def run(
         spawn.close(run_)
         store.remove_scratch(home, task_id)
         if not store.read_marker(home, task_id):
-            tracking.remove(home, task_id)
+            tracking.remove(agent, task_id)
             if (store.load(home, task_id) or {}).get("status") not in store.TERMINAL:
                 shutil.rmtree(home.task_dir(task_id), ignore_errors=True)  # it never ran as one
         raise
@@ -156,7 +156,7 @@ def _promote(
     if model_ref:  # the task_result carries the model of the turn that started the task
         record["model_ref"] = model_ref
     store.save(home, record)
-    tracking.add(home, task_id)  # before the supervisor, which removes it when the task ends
+    tracking.add(agent, task_id)  # before the supervisor, which removes it when the task ends
     write_bytes(tdir / "output.log", initial)
     sup_pid = spawn.start_supervisor(home, task_id, run_)
     record["supervisor_pid"] = sup_pid

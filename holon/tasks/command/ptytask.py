@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from holon.agent.handle import Agent
 from holon.home.layout import Home
 from holon.tasks import store
 from holon.tasks.command import handoff, inputchan, loginenv
@@ -84,9 +85,10 @@ def spawn(home: Home, record: dict[str, Any]) -> Any:
         confinement.close()
 
 
-def supervise(home: Home, task_id: str, fifo_fd: int | None) -> None:
+def supervise(agent: Agent, task_id: str, fifo_fd: int | None) -> None:
     """Run the tty command to its end, then hand the outcome over (see
     holon.tasks.command.handoff)."""
+    home = agent.home
     record = store.load(home, task_id) or {}
     try:
         child = spawn(home, record)
@@ -113,7 +115,7 @@ def supervise(home: Home, task_id: str, fifo_fd: int | None) -> None:
     if not mine:  # the starter reports it inline and removes the task directory
         store.clear_active(home, task_id)
         return
-    _finish(home, task_id, record, exit_status, signal)
+    _finish(agent, task_id, record, exit_status, signal)
 
 
 def _pump(home: Home, task_id: str, child: Any, fifo_fd: int | None) -> None:
@@ -193,8 +195,8 @@ def _close(child: Any) -> tuple[int | None, int | None]:
 
 
 def _finish(
-    home: Home, task_id: str, record: dict[str, Any], exit_status: int | None, sig: int | None
+    agent: Agent, task_id: str, record: dict[str, Any], exit_status: int | None, sig: int | None
 ) -> None:
     from holon.tasks import results
 
-    results.conclude(home, store.load(home, task_id) or record, exit_status, signal=sig)
+    results.conclude(agent, store.load(agent.home, task_id) or record, exit_status, signal=sig)

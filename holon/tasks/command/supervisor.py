@@ -20,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 
+from holon.agent.handle import Agent
 from holon.home.layout import Home
 from holon.procguard import undumpable
 from holon.procs import alive
@@ -43,8 +44,9 @@ def parse_spec(spec: str) -> tuple[dict[int, str], int | None]:
 
 
 def supervise(
-    home: Home, task_id: str, outputs: dict[int, str], stdin_fd: int | None, fifo_fd: int | None
+    agent: Agent, task_id: str, outputs: dict[int, str], stdin_fd: int | None, fifo_fd: int | None
 ) -> None:
+    home = agent.home
     tdir = home.task_dir(task_id)
     record = store.load(home, task_id) or {}
     record["supervisor_pid"] = os.getpid()
@@ -85,7 +87,7 @@ def supervise(
     os.close(out)
     if fifo_fd is not None:
         os.close(fifo_fd)
-    _finish(home, store.load(home, task_id) or record)
+    _finish(agent, store.load(home, task_id) or record)
 
 
 def _open_fifo(tdir: Path) -> int:
@@ -120,11 +122,11 @@ def _forward(fifo_fd: int, stdin_fd: int | None, decoder: inputchan.Decoder) -> 
     return stdin_fd
 
 
-def _finish(home: Home, record: dict) -> None:
+def _finish(agent: Agent, record: dict) -> None:
     # admission and pydantic: loaded only when the task ends, so the supervisor starts fast
     from holon.tasks import results
 
-    exit_status = store.read_exit_status(home, record["id"])
+    exit_status = store.read_exit_status(agent.home, record["id"])
     killed = {
         "kind": "command_killed",
         "message": "the command's wrapper shell ended without recording an exit "
@@ -132,15 +134,18 @@ def _finish(home: Home, record: dict) -> None:
         "task_id": record["id"],
         "pid": record.get("pid"),
     }
-    results.conclude(home, record, exit_status, failure=None if exit_status is not None else killed)
+    results.conclude(
+        agent, record, exit_status, failure=None if exit_status is not None else killed
+    )
 
 
 def main(argv: list[str]) -> int:
     undumpable()  # it reads the admission key to admit the result: not for the command to read
-    home, task_id = Home(argv[0]), argv[1]
+    agent, task_id = Agent(Home(argv[0])), argv[1]  # the supervisor's own process: one handle
+    home = agent.home
     spec = argv[2] if len(argv) > 2 else ""
     if spec == "tty":  # the command starts here, under pexpect (holon.tasks.command.ptytask)
-        return _main_tty(home, task_id)
+        return _main_tty(agent, task_id)
     outputs, stdin_fd = parse_spec(spec)
     record = store.load(home, task_id) or {}
     accepts = stdin_fd is not None and (record.get("command") or {}).get("accepts_input")
@@ -150,11 +155,12 @@ def main(argv: list[str]) -> int:
     if child:
         store.set_active(home, task_id, child)
         os._exit(0)
-    supervise(home, task_id, outputs, stdin_fd, fifo_fd)
+    supervise(agent, task_id, outputs, stdin_fd, fifo_fd)
     return 0
 
 
-def _main_tty(home: Home, task_id: str) -> int:
+def _main_tty(agent: Agent, task_id: str) -> int:
+    home = agent.home
     fifo_fd = _open_fifo(home.task_dir(task_id))  # a terminal always takes input
     child = os.fork()
     if child:
@@ -162,7 +168,7 @@ def _main_tty(home: Home, task_id: str) -> int:
         os._exit(0)
     from holon.tasks.command import ptytask
 
-    ptytask.supervise(home, task_id, fifo_fd)
+    ptytask.supervise(agent, task_id, fifo_fd)
     return 0
 
 

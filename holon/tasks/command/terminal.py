@@ -18,6 +18,7 @@ import signal
 import time
 from typing import Any
 
+from holon.agent.handle import Agent
 from holon.home.layout import Home
 from holon.ids import new_id
 from holon.procs import alive
@@ -34,12 +35,13 @@ START_TIMEOUT_S = 30.0  # the supervisor reports its pid or an error long before
 
 
 def run(
-    home: Home,
+    agent: Agent,
     spec: CommandSpec,
     *,
     parent_message_id: str | None,
     model_ref: str | None,
 ) -> Finished | Promoted:
+    home = agent.home
     spawn.check_start(spec.workdir, spec.shell)
     refused = confine.refusal(read_policy(home))
     if refused:
@@ -70,9 +72,9 @@ def run(
         supervisor = spawn.launch_supervisor(home, task_id, "tty", [])
         record = _await_start(home, task_id, supervisor)
     except BaseException:
-        _abandon(home, task_id)
+        _abandon(agent, task_id)
         raise
-    return _follow(home, spec, task_id, record, started)
+    return _follow(agent, spec, task_id, record, started)
 
 
 def _await_start(home: Home, task_id: str, supervisor: int) -> dict[str, Any]:
@@ -96,8 +98,9 @@ def _await_start(home: Home, task_id: str, supervisor: int) -> dict[str, Any]:
 
 
 def _follow(
-    home: Home, spec: CommandSpec, task_id: str, record: dict[str, Any], started: float
+    agent: Agent, spec: CommandSpec, task_id: str, record: dict[str, Any], started: float
 ) -> Finished | Promoted:
+    home = agent.home
     deadline = started + spec.yield_ms / 1000
     try:
         while time.monotonic() < deadline:
@@ -113,20 +116,21 @@ def _follow(
                 record = store.load(home, task_id) or record
                 record["promoted"] = True
                 store.save(home, record)
-                tracking.add(home, task_id)  # under the lock: before the supervisor can finish
+                tracking.add(agent, task_id)  # under the lock: before the supervisor can finish
         if ended is not None:
             return _inline(home, task_id, ended, started)
     except BaseException:
         # interrupted while it ran: it goes on as a task, whose result will be admitted
-        _promote_quietly(home, task_id)
+        _promote_quietly(agent, task_id)
         raise
     output = output_text(home, task_id)
     return Promoted(record, output, int((time.monotonic() - started) * 1000))
 
 
-def _abandon(home: Home, task_id: str) -> None:
+def _abandon(agent: Agent, task_id: str) -> None:
     """The start failed or was interrupted: a command that runs already goes on as a task;
     otherwise nothing is left behind (a supervisor still starting is stopped first)."""
+    home = agent.home
     supervisor = store.read_marker(home, task_id)
     if supervisor and not (store.load(home, task_id) or {}).get("pid") and alive(supervisor):
         try:
@@ -136,21 +140,22 @@ def _abandon(home: Home, task_id: str) -> None:
         time.sleep(POLL_S)
     pid = int((store.load(home, task_id) or {}).get("pid") or 0)
     if pid and alive(supervisor):
-        _promote_quietly(home, task_id)
+        _promote_quietly(agent, task_id)
         return
     if pid:
         spawn.kill_group(pid, grace=0.5)
     _discard(home, task_id)
 
 
-def _promote_quietly(home: Home, task_id: str) -> None:
+def _promote_quietly(agent: Agent, task_id: str) -> None:
+    home = agent.home
     try:
         with handoff.held(home, task_id):
             record = store.load(home, task_id)
             if record is not None and handoff.read_ended(home, task_id) is None:
                 record["promoted"] = True
                 store.save(home, record)
-                tracking.add(home, task_id)
+                tracking.add(agent, task_id)
     except Exception:  # noqa: BLE001 - the supervisor still sees the starter gone and reports
         pass
 
