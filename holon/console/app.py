@@ -1,0 +1,295 @@
+"""The console app: one conversation, a composer that is always available, a working line while
+a turn runs, and overlays. The agent's files are the source of truth: the conversation is read
+from its ledgers (holon.console.conversation), prompts are admitted and turns run by
+holon.console.runner, and closing the console leaves the agent's tasks, timers and children as
+they are."""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.widgets import RichLog, Static
+
+from holon.console import views
+from holon.console.composer import Composer, History
+from holon.console.conversation import Conversation, Entry, activity, level_named, settles
+from holon.console.conversation import visible as is_visible
+from holon.console.overlays import AgentsOverlay, TasksOverlay, TextOverlay
+from holon.console.runner import TickEnd, TurnRunner
+from holon.errors import HolonError
+from holon.home.layout import Home
+from holon.safetext import for_terminal
+
+POLL_S = 0.2  # how often the ledgers and the tick are looked at
+AGENTS_POLL_S = 5.0  # how often the other agents' unread action_required are counted
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+# slash command -> what it does (the help overlay lists them; `_command` runs them)
+SLASH = {
+    "/display info|verbose|debug": "what the conversation shows (also 3, 4, 5)",
+    "/transcript": "the raw transcript (F2)",
+    "/tasks": "background tasks, their output and input (F3)",
+    "/agents": "pick an agent; unread action_required shown (F4)",
+    "/agent NAME": "switch to agent NAME",
+    "/workspace": "workspace, access mode and sandbox (F5)",
+    "/children": "child agents (F6)",
+    "/debug": "what the next provider request would contain (F7)",
+    "/events": "raw audit events (F8)",
+    "/help": "this help (F1)",
+    "/quit": "leave the console (Ctrl-Q); tasks, timers and children go on",
+}
+KEYS = (
+    "Enter submits · Ctrl-J, Shift-Enter or a trailing \\ starts a new line · Up/Down: history\n"
+    "Ctrl-C interrupts the running turn (it resumes at the next tick; background tasks go on)\n"
+    "Esc closes an overlay · Ctrl-Q quits"
+)
+CSS = """
+#header { height: 1; background: $accent; color: $text; padding: 0 1; }
+#conversation { height: 1fr; padding: 0 1; }
+#working { height: auto; color: $warning; padding: 0 1; }
+#hints { height: 1; color: $text-muted; padding: 0 1; }
+"""
+
+
+def help_text() -> str:
+    rows = "\n".join(f"{cmd:<30} {what}" for cmd, what in SLASH.items())
+    return f"{KEYS}\n\n{rows}\n"
+
+
+class ConsoleApp(App[int]):
+    """`holon console AGENT`."""
+
+    CSS = CSS
+    TITLE = "holon console"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [
+        Binding("ctrl+q", "quit_console", "Quit", priority=True),
+        Binding("ctrl+c", "interrupt", "Interrupt", priority=True),
+        Binding("f1", "overlay('help')", "Help"),
+        Binding("f2", "overlay('transcript')", "Transcript"),
+        Binding("f3", "overlay('tasks')", "Tasks"),
+        Binding("f4", "overlay('agents')", "Agents"),
+        Binding("f5", "overlay('workspace')", "Workspace"),
+        Binding("f6", "overlay('children')", "Children"),
+        Binding("f7", "overlay('debug')", "Debug prompt"),
+        Binding("f8", "overlay('events')", "Events"),
+    ]
+
+    def __init__(self, home: Home, model: str | None = None, level: str = "info") -> None:
+        super().__init__()
+        self.model, self.level = model, level
+        self.others = ""  # other agents with unread action_required
+        self._open(home)
+
+    def _open(self, home: Home) -> None:
+        self.home = home
+        self.runner = TurnRunner(home, self.model)
+        self.conversation = Conversation(home)
+        self.pending: set[str] = set()  # our prompts not yet settled
+        self.activity = ""
+        self.started = 0.0
+        self.behind_other = False  # a tick of ours found the lock held: retry once it is free
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="header")
+        yield RichLog(id="conversation", wrap=True, markup=False, highlight=False)
+        yield Static(id="working")
+        prompts = [e.text for e in self.conversation.entries if e.record is None]
+        yield Composer(History(prompts), id="composer")
+        yield Static("F1 help · F2 transcript · F3 tasks · F4 agents · Ctrl-Q quit", id="hints")
+
+    def on_mount(self) -> None:
+        self.redraw()
+        self.query_one(Composer).focus()
+        self.set_interval(POLL_S, self.poll)
+        self.set_interval(AGENTS_POLL_S, self._count_others)
+        self._count_others()
+
+    # -- the conversation -------------------------------------------------------------------
+
+    def redraw(self) -> None:
+        log = self.query_one("#conversation", RichLog)
+        log.clear()
+        for entry in self.conversation.entries:
+            self._write(log, entry)
+        self._status()
+
+    def _write(self, log: RichLog, entry: Entry) -> None:
+        if is_visible(entry, self.level):
+            log.write(render(entry, self.level))
+
+    def say(self, text: str, style: str = "italic") -> None:
+        """A line of the console's own (an error, a notice): shown, never recorded."""
+        self.query_one("#conversation", RichLog).write(Text(for_terminal(text), style=style))
+
+    def poll(self) -> None:
+        log = self.query_one("#conversation", RichLog)
+        for entry in self.conversation.poll():
+            self._write(log, entry)
+            self.pending.discard(settles(entry) or "")
+            if entry.record is not None and activity(entry):
+                self.activity = activity(entry) or ""
+        if self.behind_other and self.pending and not self.runner.ticked_elsewhere():
+            self.behind_other = False
+            self.runner.want()
+        ended = self.runner.step()
+        if ended is not None:
+            self._ended(ended)
+        self._status()
+
+    def _ended(self, end: TickEnd) -> None:
+        if end.interrupted:
+            self.say(
+                f"interrupted: the turn resumes at the next tick (`holon tick {self.home.agent_id}`"
+                " or your next prompt); background tasks go on",
+                "bold yellow",
+            )
+            self.pending.clear()
+        elif end.report and end.report.get("outcome") == "busy":
+            self.behind_other = True
+            self.say("another process is ticking this agent (watch or cron): following its ledgers")
+        elif end.exit_code != 0 and end.stderr:
+            self.say(end.stderr, "bold red")
+        self.activity = ""
+
+    def working(self) -> bool:
+        return self.runner.running or bool(self.pending and self.runner.ticked_elsewhere())
+
+    def _status(self) -> None:
+        state = "working" if self.working() else "idle"
+        header = f"holon console · {self.home.agent_id} · display {self.level} · {state}"
+        self.query_one("#header", Static).update(Text(header + self.others))
+        line = ""
+        if self.working():
+            spent = int(time.monotonic() - self.started) if self.started else 0
+            frame = SPINNER[int(time.monotonic() * 8) % len(SPINNER)]
+            what = self.activity or "the turn is starting"
+            by = "" if self.runner.running else " (ticked by another process)"
+            line = f"{frame} working{by} {spent}s · {what} · Ctrl-C interrupts"
+        self.query_one("#working", Static).update(Text(line[:2000]))
+
+    def _count_others(self) -> None:
+        self.run_worker(self._others, thread=True, exclusive=True, group="others")
+
+    def _others(self) -> None:
+        rows = [r for r in views.agent_rows(self.home.agent_id) if "action required" in r["label"]]
+        text = "".join(f" · {r['label'].strip()}" for r in rows if not r["label"].startswith("*"))
+        self.call_from_thread(setattr, self, "others", text)
+
+    # -- input --------------------------------------------------------------------------------
+
+    def on_composer_submitted(self, message: Composer.Submitted) -> None:
+        text = message.text
+        if text.startswith("/"):
+            self.command(text)
+            return
+        try:
+            message_id = self.runner.submit(text)
+        except HolonError as exc:
+            self.say(
+                f"holon: {exc.kind}: {exc.message}" + (f"\nhint: {exc.hint}" if exc.hint else ""),
+                "bold red",
+            )
+            return
+        self.pending.add(message_id)
+        self.activity, self.started = "", time.monotonic()
+        self.poll()
+
+    def command(self, line: str) -> None:
+        name, _, arg = line.partition(" ")
+        arg = arg.strip()
+        if name == "/quit":
+            self.action_quit_console()
+        elif name == "/display":
+            self.display_level(arg)
+        elif name == "/agent" and arg:
+            self.switch(arg)
+        elif name.lstrip("/") in OVERLAYS:
+            self.action_overlay(name.lstrip("/"))
+        else:
+            self.say(f"unknown command {line.split()[0]!r}; /help lists them", "bold red")
+
+    def display_level(self, arg: str) -> None:
+        level = level_named(arg) if arg else None
+        if level is None:
+            self.say(f"display is {self.level}; /display info|verbose|debug (or 3, 4, 5)")
+            return
+        self.level = level
+        self.redraw()
+
+    def switch(self, agent: str) -> None:
+        from holon.home import registry
+
+        try:
+            home = registry.resolve(agent)
+        except HolonError as exc:
+            self.say(f"holon: {exc.kind}: {exc.message}", "bold red")
+            return
+        self._open(home)
+        self.query_one(Composer).prompts = History(
+            [e.text for e in self.conversation.entries if e.record is None]
+        )
+        self.redraw()
+        self.say(f"now with agent {home.agent_id}")
+
+    # -- actions ------------------------------------------------------------------------------
+
+    def action_overlay(self, name: str) -> None:
+        if name == "agents":
+            self.push_screen(AgentsOverlay(self.home.agent_id), self._picked)
+        elif name in ("tasks", "children"):
+            title = "Tasks" if name == "tasks" else "Child agents"
+            self.push_screen(TasksOverlay(self.home, title, children_only=name == "children"))
+        elif name == "help":
+            self.push_screen(TextOverlay("Help", help_text))
+        else:
+            home, model = self.home, self.model
+            title = OVERLAYS[name]
+            self.push_screen(TextOverlay(title, lambda: views.command_text(home, name, model)))
+
+    def _picked(self, agent: object) -> None:
+        if isinstance(agent, str) and agent != self.home.agent_id:
+            self.switch(agent)
+
+    def action_interrupt(self) -> None:
+        """Ctrl-C: interrupt the running turn; otherwise clear the composer."""
+        if self.runner.interrupt():
+            self.say("interrupting the turn…", "yellow")
+            return
+        composer = self.query_one(Composer)
+        if composer.text:
+            composer.clear()
+        else:
+            self.notify("Ctrl-Q or /quit leaves the console")
+
+    def action_quit_console(self) -> None:
+        self.exit(0)
+
+
+OVERLAYS = {
+    "help": "Help",
+    "transcript": "Transcript",
+    "tasks": "Tasks",
+    "agents": "Agents",
+    "workspace": "Workspace, access mode and sandbox",
+    "children": "Child agents",
+    "debug": "Debug prompt: the next provider request",
+    "events": "Events",
+}
+
+
+def render(entry: Entry, level: str) -> Text:
+    """One conversation row: the operator's message, a brief, or a line of activity."""
+    record = entry.record
+    if record is None:
+        return Text("› " + entry.text, style="bold cyan")
+    if entry.kind == "brief":
+        if record["visibility"] == "action_required" or "failure" in record["title"]:
+            style = "bold yellow" if record["visibility"] == "action_required" else "bold red"
+            return Text.assemble((record["title"] + ": ", style), entry.text)
+        return Text(entry.text)
+    summary = for_terminal(record["summary"]).replace("\n", " ")
+    tag = f"[{record['source_event_kind']}] " if level == "debug" else ""
+    return Text(f"  · {tag}{summary}", style="dim")
