@@ -51,6 +51,8 @@ SLOW = {
     "cli/test_provider_url_secrets.py",
     "cli/test_terminal_guard.py",
     "cli/test_trigger_hostile.py",
+    "console/test_console_app.py",
+    "console/test_console_tmux.py",
     "patch/test_apply_patch_corpus.py",
     "patch/test_apply_patch_property.py",
     "providers/test_long_context.py",

@@ -56,10 +56,9 @@ def console_cmd(agent: str | None, model: str | None, level: str, no_alt_screen:
 
     app = ConsoleApp(home, model=model, level=level)
     app.run(inline=no_alt_screen)
-    if app.runner.running:
-        assert app.runner.proc is not None
+    if app.detached is not None:
         click.echo(
-            f"holon: the turn goes on in `holon tick` (pid {app.runner.proc.pid}); "
+            f"holon: the turn goes on in `holon tick` (pid {app.detached}); "
             f"`holon status {app.home.agent_id}` shows it",
             err=True,
         )

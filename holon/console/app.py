@@ -84,7 +84,7 @@ class ConsoleApp(App[int]):
         self._open(home)
 
     def _open(self, home: Home) -> None:
-        self.home = home
+        self.home, self.detached = home, None
         self.runner = TurnRunner(home, self.model)
         self.conversation = Conversation(home)
         self.pending: set[str] = set()  # our prompts not yet settled
@@ -227,12 +227,15 @@ class ConsoleApp(App[int]):
         except HolonError as exc:
             self.say(f"holon: {exc.kind}: {exc.message}", "bold red")
             return
+        pid = self.runner.detach()
         self._open(home)
         self.query_one(Composer).prompts = History(
             [e.text for e in self.conversation.entries if e.record is None]
         )
         self.redraw()
         self.say(f"now with agent {home.agent_id}")
+        if pid is not None:
+            self.say(f"the turn of the agent left goes on in `holon tick` (pid {pid})")
 
     # -- actions ------------------------------------------------------------------------------
 
@@ -266,6 +269,9 @@ class ConsoleApp(App[int]):
 
     def action_quit_console(self) -> None:
         self.exit(0)
+
+    def on_unmount(self) -> None:
+        self.detached = self.runner.detach()
 
 
 OVERLAYS = {

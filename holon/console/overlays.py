@@ -161,6 +161,8 @@ class AgentsOverlay(Overlay):
     def _show(self, rows: list[dict]) -> None:
         options = self.query_one(OptionList)
         options.add_options([Option(Text(r["label"]), id=r["agent_id"]) for r in rows])
+        ids = [r["agent_id"] for r in rows]
+        options.highlighted = ids.index(self.current) if self.current in ids else 0
         options.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

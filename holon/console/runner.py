@@ -91,18 +91,21 @@ class TurnRunner:
             pass
         return True
 
-    def close(self) -> None:
-        """On quit: a tick still running is interrupted as by Ctrl-C and awaited (its message
-        resumes at the next tick); tasks, timers and children are left alone."""
-        if self.interrupt():
-            assert self.proc is not None
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGTERM)
-                self.proc.wait()
-        if self.proc is not None:
+    def detach(self) -> int | None:
+        """On quit or on a switch to another agent: the pid of a tick still running, which is
+        left to finish its turns on its own (it runs in its own session); tasks, timers and
+        children are never touched."""
+        if self.proc is None:
+            return None
+        if not self.running:
             self._ended()
+            return None
+        pid = self.proc.pid
+        for f in (self._out, self._err):
+            if f is not None:
+                f.close()
+        self.proc = self._out = self._err = None
+        return pid
 
     def _start(self) -> None:
         argv = [sys.executable, "-m", "holon", "tick", str(self.home.root), "--until-idle"]
