@@ -81,6 +81,7 @@ class ConsoleApp(App[int]):
         super().__init__()
         self.model, self.level = model, level
         self.others = ""  # other agents with unread action_required
+        self.polls = 0
         self._open(home)
 
     def _open(self, home: Home) -> None:
@@ -93,16 +94,21 @@ class ConsoleApp(App[int]):
         self.behind_other = False  # a tick of ours found the lock held: retry once it is free
 
     def compose(self) -> ComposeResult:
-        yield Static(id="header")
-        yield RichLog(id="conversation", wrap=True, markup=False, highlight=False)
-        yield Static(id="working")
+        # kept as attributes: the app's own queries look at the active screen, an overlay's
+        self.header = Static(id="header")
+        self.chat = RichLog(id="conversation", wrap=True, markup=False, highlight=False)
+        self.working_line = Static(id="working")
         prompts = [e.text for e in self.conversation.entries if e.record is None]
-        yield Composer(History(prompts), id="composer")
+        self.composer = Composer(History(prompts), id="composer")
+        yield self.header
+        yield self.chat
+        yield self.working_line
+        yield self.composer
         yield Static("F1 help · F2 transcript · F3 tasks · F4 agents · Ctrl-Q quit", id="hints")
 
     def on_mount(self) -> None:
         self.redraw()
-        self.query_one(Composer).focus()
+        self.composer.focus()
         self.set_interval(POLL_S, self.poll)
         self.set_interval(AGENTS_POLL_S, self._count_others)
         self._count_others()
@@ -110,7 +116,7 @@ class ConsoleApp(App[int]):
     # -- the conversation -------------------------------------------------------------------
 
     def redraw(self) -> None:
-        log = self.query_one("#conversation", RichLog)
+        log = self.chat
         log.clear()
         for entry in self.conversation.entries:
             self._write(log, entry)
@@ -122,10 +128,11 @@ class ConsoleApp(App[int]):
 
     def say(self, text: str, style: str = "italic") -> None:
         """A line of the console's own (an error, a notice): shown, never recorded."""
-        self.query_one("#conversation", RichLog).write(Text(for_terminal(text), style=style))
+        self.chat.write(Text(for_terminal(text), style=style))
 
     def poll(self) -> None:
-        log = self.query_one("#conversation", RichLog)
+        self.polls += 1
+        log = self.chat
         for entry in self.conversation.poll():
             self._write(log, entry)
             self.pending.discard(settles(entry) or "")
@@ -160,7 +167,7 @@ class ConsoleApp(App[int]):
     def _status(self) -> None:
         state = "working" if self.working() else "idle"
         header = f"holon console · {self.home.agent_id} · display {self.level} · {state}"
-        self.query_one("#header", Static).update(Text(header + self.others))
+        self.header.update(Text(header + self.others))
         line = ""
         if self.working():
             spent = int(time.monotonic() - self.started) if self.started else 0
@@ -168,7 +175,7 @@ class ConsoleApp(App[int]):
             what = self.activity or "the turn is starting"
             by = "" if self.runner.running else " (ticked by another process)"
             line = f"{frame} working{by} {spent}s · {what} · Ctrl-C interrupts"
-        self.query_one("#working", Static).update(Text(line[:2000]))
+        self.working_line.update(Text(line[:2000]))
 
     def _count_others(self) -> None:
         self.run_worker(self._others, thread=True, exclusive=True, group="others")
@@ -229,7 +236,7 @@ class ConsoleApp(App[int]):
             return
         pid = self.runner.detach()
         self._open(home)
-        self.query_one(Composer).prompts = History(
+        self.composer.prompts = History(
             [e.text for e in self.conversation.entries if e.record is None]
         )
         self.redraw()
@@ -261,7 +268,7 @@ class ConsoleApp(App[int]):
         if self.runner.interrupt():
             self.say("interrupting the turn…", "yellow")
             return
-        composer = self.query_one(Composer)
+        composer = self.composer
         if composer.text:
             composer.clear()
         else:

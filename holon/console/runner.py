@@ -46,6 +46,7 @@ class TurnRunner:
         self.proc: subprocess.Popen[bytes] | None = None
         self.wanted = False  # a prompt was admitted and no tick has started since
         self.interrupted = False
+        self.ticks_started = 0
         self._out: IO[bytes] | None = None
         self._err: IO[bytes] | None = None
 
@@ -112,6 +113,7 @@ class TurnRunner:
         argv += ["--json"] + (["--model", self.model] if self.model else [])
         self._out, self._err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
         self.wanted = False
+        self.ticks_started += 1
         self.proc = subprocess.Popen(
             argv,
             stdin=subprocess.DEVNULL,

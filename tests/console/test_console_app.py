@@ -187,3 +187,17 @@ def test_quit_exits_zero(agent, script):
 
     run(app, scenario)
     assert app.return_code == 0
+
+
+def test_the_conversation_follows_while_an_overlay_is_open(agent, script):
+    app = ConsoleApp(agent, model=script({"text": "arrived under the overlay"}))
+
+    async def scenario(pilot):
+        await submit(pilot, "go")
+        await pilot.press("f1")
+        await until(pilot, lambda: isinstance(app.screen, Overlay))
+        await until(pilot, lambda: "arrived under the overlay" in shown(app))
+        assert isinstance(app.screen, Overlay)
+        await pilot.press("escape")
+
+    run(app, scenario)
