@@ -3,6 +3,8 @@ only when the console runs, never for `--help` or any other command."""
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from holon.feed.present import LEVELS
@@ -25,7 +27,7 @@ from holon.feed.present import LEVELS
     help="Draw inline, below the prompt, and keep the terminal's normal scrollback.",
 )
 def console_cmd(agent: str | None, model: str | None, level: str, no_alt_screen: bool) -> None:
-    """Sit with AGENT (default: the default agent, `main`) in one terminal.
+    """The operator console: sit with AGENT (default `main`) in one terminal.
 
     The conversation shows your messages and the agent's briefs, read from
     its ledgers (whoever wrote them); `/display verbose` (or 4) adds
@@ -45,13 +47,13 @@ def console_cmd(agent: str | None, model: str | None, level: str, no_alt_screen:
     from holon.home.init import DEFAULT_AGENT_ID
     from holon.home.registry import resolve
 
-    if not click.get_text_stream("stdin").isatty() or not click.get_text_stream("stdout").isatty():
+    home = resolve(agent or DEFAULT_AGENT_ID)
+    if not (sys.stdin and sys.stdin.isatty() and sys.stdout and sys.stdout.isatty()):
         raise UsageError(
             "holon console needs a terminal on stdin and stdout",
             kind="not_a_terminal",
             hint="run it in a terminal; from a script use `holon prompt` and `holon feed`",
         )
-    home = resolve(agent or DEFAULT_AGENT_ID)
     from holon.console.app import ConsoleApp
 
     app = ConsoleApp(home, model=model, level=level)
