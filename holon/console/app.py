@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.widgets import RichLog, Static
 
 from holon.console import views
+from holon.console.commands import OVERLAYS, help_text
 from holon.console.composer import Composer, History
 from holon.console.conversation import Conversation, Entry, activity, level_named, settles
 from holon.console.conversation import visible as is_visible
@@ -26,36 +27,12 @@ from holon.safetext import for_terminal
 POLL_S = 0.2  # how often the ledgers and the tick are looked at
 AGENTS_POLL_S = 5.0  # how often the other agents' unread action_required are counted
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-# slash command -> what it does (the help overlay lists them; `_command` runs them)
-SLASH = {
-    "/display info|verbose|debug": "what the conversation shows (also 3, 4, 5)",
-    "/transcript": "the raw transcript (F2)",
-    "/tasks": "background tasks, their output and input (F3)",
-    "/agents": "pick an agent; unread action_required shown (F4)",
-    "/agent NAME": "switch to agent NAME",
-    "/workspace": "workspace, access mode and sandbox (F5)",
-    "/children": "child agents (F6)",
-    "/debug": "what the next provider request would contain (F7)",
-    "/events": "raw audit events (F8)",
-    "/help": "this help (F1)",
-    "/quit": "leave the console (Ctrl-Q); tasks, timers and children go on",
-}
-KEYS = (
-    "Enter submits · Ctrl-J, Shift-Enter or a trailing \\ starts a new line · Up/Down: history\n"
-    "Ctrl-C interrupts the running turn (it resumes at the next tick; background tasks go on)\n"
-    "Esc closes an overlay · Ctrl-Q quits"
-)
 CSS = """
 #header { height: 1; background: $accent; color: $text; padding: 0 1; }
 #conversation { height: 1fr; padding: 0 1; }
 #working { height: auto; color: $warning; padding: 0 1; }
 #hints { height: 1; color: $text-muted; padding: 0 1; }
 """
-
-
-def help_text() -> str:
-    rows = "\n".join(f"{cmd:<30} {what}" for cmd, what in SLASH.items())
-    return f"{KEYS}\n\n{rows}\n"
 
 
 class ConsoleApp(App[int]):
@@ -279,18 +256,6 @@ class ConsoleApp(App[int]):
 
     def on_unmount(self) -> None:
         self.detached = self.runner.detach()
-
-
-OVERLAYS = {
-    "help": "Help",
-    "transcript": "Transcript",
-    "tasks": "Tasks",
-    "agents": "Agents",
-    "workspace": "Workspace, access mode and sandbox",
-    "children": "Child agents",
-    "debug": "Debug prompt: the next provider request",
-    "events": "Events",
-}
 
 
 def render(entry: Entry, level: str) -> Text:

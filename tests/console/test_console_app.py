@@ -10,7 +10,8 @@ from pilot import shown, submit, until
 from textual.widgets import RichLog, Static
 
 from holon.agent.handle import Agent
-from holon.console.app import OVERLAYS, ConsoleApp
+from holon.console.app import ConsoleApp
+from holon.console.commands import OVERLAYS
 from holon.console.composer import Composer
 from holon.console.overlays import Overlay
 from holon.home.init import init_home

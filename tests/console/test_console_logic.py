@@ -9,7 +9,8 @@ import pytest
 from holon.agent import admission
 from holon.agent.handle import Agent
 from holon.console import views
-from holon.console.app import help_text, render
+from holon.console.app import render
+from holon.console.commands import help_text
 from holon.console.composer import History
 from holon.console.conversation import Conversation, level_named, settles, visible
 from holon.console.runner import TurnRunner
