@@ -32,6 +32,7 @@ CSS = """
 #conversation { height: 1fr; padding: 0 1; }
 #working { height: auto; color: $warning; padding: 0 1; }
 #hints { height: 1; color: $text-muted; padding: 0 1; }
+#composer { height: auto; min-height: 3; max-height: 10; border: round $accent; }
 """
 
 
@@ -101,6 +102,8 @@ class ConsoleApp(App[int]):
 
     def _write(self, log: RichLog, entry: Entry) -> None:
         if is_visible(entry, self.level):
+            if entry.record is None and log.lines:
+                log.write(Text(""))  # a blank line before each operator message
             log.write(render(entry, self.level))
 
     def say(self, text: str, style: str = "italic") -> None:

@@ -46,17 +46,19 @@ class History:
 class Composer(TextArea):
     """The prompt input."""
 
-    DEFAULT_CSS = """
-    Composer { height: auto; min-height: 3; max-height: 10; border: round $accent; }
-    """
-
     class Submitted(Message):
         def __init__(self, text: str) -> None:
             super().__init__()
             self.text = text
 
     def __init__(self, history: History, **kwargs) -> None:
-        super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus", **kwargs)
+        super().__init__(
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            placeholder="Message the agent · Enter sends · /help",
+            **kwargs,
+        )
         self.prompts = history
 
     async def _on_key(self, event: events.Key) -> None:

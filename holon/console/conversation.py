@@ -110,10 +110,9 @@ def settles(entry: Entry) -> str | None:
 
 
 def activity(entry: Entry) -> str | None:
-    """A one-line description of what the running turn does, from a progress or trace record."""
+    """A one-line description of what the running turn does: a progress record or a tool row
+    (the rows verbose shows), never a trace record's internals."""
     record = entry.record
-    if record is None or record["visibility"] not in ("progress", "trace"):
-        return None
-    if record["category"] == "state sync":
+    if record is None or not (record["visibility"] == "progress" or record["category"] == "tool"):
         return None
     return for_terminal(record["summary"]).replace("\n", " ")

@@ -12,7 +12,7 @@ from holon.console import views
 from holon.console.app import render
 from holon.console.commands import help_text
 from holon.console.composer import History
-from holon.console.conversation import Conversation, level_named, settles, visible
+from holon.console.conversation import Conversation, activity, level_named, settles, visible
 from holon.console.runner import TurnRunner
 from holon.errors import HolonError
 from holon.home.init import init_home
@@ -111,3 +111,16 @@ def test_help_lists_every_slash_command():
     text = help_text()
     for command in ("/display", "/transcript", "/tasks", "/agents", "/agent NAME", "/quit"):
         assert command in text
+
+
+def test_the_working_line_shows_progress_and_tools_never_trace_internals(agent):
+    conv = Conversation(agent)
+    a = Agent(agent)
+    a.event("message_admitted", message_id="m1", message_kind="operator_prompt")
+    a.event("assistant_round_recorded", text_preview="", tool_names=["ExecCommand"])
+    a.event("tool_executed", tool_name="ExecCommand", status="success", duration_ms=5)
+    assert [activity(e) for e in conv.poll()] == [
+        None,
+        "Model requested tools: ExecCommand",
+        "ExecCommand: success in 5 ms",
+    ]
