@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import RichLog, Static
@@ -19,7 +20,7 @@ from holon.console.composer import Composer, History
 from holon.console.conversation import Conversation, Entry, activity, level_named, settles
 from holon.console.conversation import visible as is_visible
 from holon.console.overlays import AgentsOverlay, TasksOverlay, TextOverlay
-from holon.console.runner import TickEnd, TurnRunner
+from holon.console.runner import TickEnd, TurnRunner, reap_left
 from holon.errors import HolonError
 from holon.home.layout import Home
 from holon.safetext import for_terminal
@@ -34,6 +35,17 @@ CSS = """
 #hints { height: 1; color: $text-muted; padding: 0 1; }
 #composer { height: auto; min-height: 3; max-height: 10; border: round $accent; }
 """
+
+
+class ChatLog(RichLog):
+    """The conversation: lines are wrapped when written, so each new width (the first known
+    one too: rows written before it was known) wraps them again."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        super().on_resize(event)
+        if event.size.width and event.size.width != getattr(self, "wrapped_at", None):
+            self.call_after_refresh(self.app.redraw)  # type: ignore[attr-defined]
+        self.wrapped_at = event.size.width
 
 
 class ConsoleApp(App[int]):
@@ -74,7 +86,7 @@ class ConsoleApp(App[int]):
     def compose(self) -> ComposeResult:
         # kept as attributes: the app's own queries look at the active screen, an overlay's
         self.header = Static(id="header")
-        self.chat = RichLog(id="conversation", wrap=True, markup=False, highlight=False)
+        self.chat = ChatLog(id="conversation", wrap=True, markup=False, highlight=False)
         self.working_line = Static(id="working")
         prompts = [e.text for e in self.conversation.entries if e.record is None]
         self.composer = Composer(History(prompts), id="composer")
@@ -100,15 +112,19 @@ class ConsoleApp(App[int]):
             self._write(log, entry)
         self._status()
 
+    def _width(self) -> int | None:
+        """The conversation's width, to wrap at (None before it is laid out)."""
+        return self.chat.scrollable_content_region.width or None
+
     def _write(self, log: RichLog, entry: Entry) -> None:
         if is_visible(entry, self.level):
             if entry.record is None and log.lines:
                 log.write(Text(""))  # a blank line before each operator message
-            log.write(render(entry, self.level))
+            log.write(render(entry, self.level), width=self._width())
 
     def say(self, text: str, style: str = "italic") -> None:
         """A line of the console's own (an error, a notice): shown, never recorded."""
-        self.chat.write(Text(for_terminal(text), style=style))
+        self.chat.write(Text(for_terminal(text), style=style), width=self._width())
 
     def poll(self) -> None:
         self.polls += 1
@@ -121,6 +137,7 @@ class ConsoleApp(App[int]):
         if self.behind_other and self.pending and not self.runner.ticked_elsewhere():
             self.behind_other = False
             self.runner.want()
+        reap_left()  # a tick left running by a switch of agent, once it ends
         ended = self.runner.step()
         if ended is not None:
             self._ended(ended)

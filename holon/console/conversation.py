@@ -15,6 +15,7 @@ from holon.store import jsonl
 
 BACKLOG_EVENTS = 300  # events replayed when the console opens an agent
 BACKLOG_MESSAGES = 50
+KEPT_ENTRIES = 3000  # a console left open for days keeps the newest rows
 ALIASES = {"3": "info", "4": "verbose", "5": "debug"}
 OPERATOR_KINDS = ("operator_prompt",)
 
@@ -74,6 +75,7 @@ class Conversation:
         new = [e for e in (self._message(m) for m in messages) if e is not None]
         new += [_entry(r) for r in self.tail.poll()]
         self.entries.extend(new)
+        del self.entries[:-KEPT_ENTRIES]
         return new
 
     def _message(self, m: dict[str, Any]) -> Entry | None:

@@ -46,7 +46,7 @@ class Overlay(ModalScreen[object]):
             yield Static(self.hint, classes="overlay-hint")
 
     def body(self) -> ComposeResult:
-        yield RichLog(wrap=True, markup=False, highlight=False)
+        yield RichLog(wrap=True, markup=False, highlight=False, min_width=20)
 
 
 class TextOverlay(Overlay):
@@ -84,7 +84,7 @@ class TasksOverlay(Overlay):
 
     def body(self) -> ComposeResult:
         yield OptionList(id="task-list")
-        yield RichLog(wrap=True, markup=False, highlight=False, id="task-output")
+        yield RichLog(wrap=True, markup=False, highlight=False, min_width=20, id="task-output")
         yield Input(placeholder="input for the selected task (Enter sends)", id="task-input")
 
     def on_mount(self) -> None:
@@ -135,7 +135,7 @@ class TasksOverlay(Overlay):
 
     def _send(self, task_id: str, line: str) -> None:
         receipt = views.send_input(self.home, task_id, line)
-        self.app.call_from_thread(self.notify, receipt[:300])
+        self.app.call_from_thread(lambda: self.notify(receipt[:300], markup=False))
         self.app.call_from_thread(self._refresh_output)
 
 

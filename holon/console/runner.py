@@ -26,6 +26,16 @@ from typing import IO, Any
 from holon.home.layout import Home
 from holon.store.locks import FileLock
 
+# ticks left running by a quit or a switch of agent: kept so that Python neither warns about nor
+# loses track of a child it still runs; each is reaped once it ends (`reap_left`)
+LEFT_RUNNING: list[subprocess.Popen[bytes]] = []
+
+
+def reap_left() -> list[int]:
+    """The pids of the ticks left running that are still running (the ended ones are reaped)."""
+    LEFT_RUNNING[:] = [p for p in LEFT_RUNNING if p.poll() is None]
+    return [p.pid for p in LEFT_RUNNING]
+
 
 @dataclass
 class TickEnd:
@@ -102,6 +112,7 @@ class TurnRunner:
             self._ended()
             return None
         pid = self.proc.pid
+        LEFT_RUNNING.append(self.proc)
         for f in (self._out, self._err):
             if f is not None:
                 f.close()

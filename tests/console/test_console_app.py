@@ -202,3 +202,19 @@ def test_the_conversation_follows_while_an_overlay_is_open(agent, script):
         await pilot.press("escape")
 
     run(app, scenario)
+
+
+def test_a_resized_terminal_gets_the_conversation_wrapped_again(agent, script):
+    reply = " ".join(f"word{i}" for i in range(60))
+    app = ConsoleApp(agent, model=script({"text": reply}))
+
+    async def scenario(pilot):
+        await submit(pilot, "talk")
+        await until(pilot, lambda: "word59" in shown(app) and not app.working())
+        log = app.query_one("#conversation", RichLog)
+        assert max(line.cell_length for line in log.lines) > 60
+        await pilot.resize_terminal(50, 30)
+        await until(pilot, lambda: max(line.cell_length for line in log.lines) <= 50)
+        assert "word59" in shown(app)
+
+    run(app, scenario)

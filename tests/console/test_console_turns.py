@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 
 import pytest
 from pilot import shown, submit, until
@@ -13,6 +14,7 @@ from textual.widgets import Static
 
 from holon.agent.due import due_reasons
 from holon.console.app import ConsoleApp
+from holon.console.runner import reap_left
 from holon.procs import supervises
 from holon.store import jsonl
 from holon.store.locks import FileLock
@@ -97,3 +99,37 @@ def test_while_another_process_ticks_the_console_only_admits_and_follows(agent, 
         run(app, scenario)
     finally:
         other.release()
+
+
+def test_quitting_leaves_a_running_turn_to_finish_on_its_own(agent, script, tmp_path):
+    started, gate = tmp_path / "started", tmp_path / "gate"
+    wait = f"touch {started}; while [ ! -e {gate} ]; do sleep 0.05; done"
+    model = script(
+        {"text": "", "tool_calls": [exec_call(wait, 60_000)]},
+        {"text": "finished without the console"},
+    )
+    app = ConsoleApp(agent, model=model)
+
+    async def scenario(pilot):
+        await submit(pilot, "go")
+        await until(pilot, started.exists)
+        await pilot.press("ctrl+q")
+
+    asyncio.run(_quit_run(app, scenario))
+    assert app.return_code == 0 and isinstance(app.detached, int)
+    gate.touch()
+    deadline = time.monotonic() + 20
+    while not any(
+        b.get("text") == "finished without the console" for b in jsonl.read(agent.briefs)
+    ):
+        assert time.monotonic() < deadline, "the turn did not finish"
+        time.sleep(0.05)
+    deadline = time.monotonic() + 20
+    while app.detached in reap_left():  # the tick ends by itself once its turn is done
+        assert time.monotonic() < deadline, "the tick did not end"
+        time.sleep(0.05)
+
+
+async def _quit_run(app, scenario):
+    async with app.run_test(size=(110, 36)) as pilot:
+        await scenario(pilot)
