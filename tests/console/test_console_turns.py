@@ -10,10 +10,11 @@ import time
 
 import pytest
 from pilot import shown, submit, until
-from textual.widgets import Static
+from textual.widgets import Input, RichLog, Static
 
 from holon.agent.due import due_reasons
 from holon.console.app import ConsoleApp
+from holon.console.overlays import TasksOverlay
 from holon.console.runner import reap_left
 from holon.procs import supervises
 from holon.store import jsonl
@@ -133,3 +134,28 @@ def test_quitting_leaves_a_running_turn_to_finish_on_its_own(agent, script, tmp_
 async def _quit_run(app, scenario):
     async with app.run_test(size=(110, 36)) as pilot:
         await scenario(pilot)
+
+
+def test_the_tasks_overlay_shows_output_and_sends_input_to_an_interactive_task(
+    agent, script, stop_tasks
+):
+    reader = 'echo ready; read line; echo "got $line"'
+    call = exec_call(reader, 50)
+    call["arguments"]["accepts_input"] = True
+    app = ConsoleApp(agent, model=script({"text": "started", "tool_calls": [call]}, {"text": "ok"}))
+
+    async def scenario(pilot):
+        await submit(pilot, "start it")
+        await until(pilot, lambda: store.all_records(agent) and not app.working())
+        await pilot.press("f3")
+        screen = await until(pilot, lambda: isinstance(app.screen, TasksOverlay) and app.screen)
+        output = screen.query_one("#task-output", RichLog)
+        text = lambda: "\n".join(line.text for line in output.lines)  # noqa: E731
+        await until(pilot, lambda: "ready" in text())
+        screen.query_one(Input).focus()
+        await pilot.press(*"hello", "enter")
+        await until(pilot, lambda: "got hello" in text())
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, TasksOverlay))
+
+    run(app, scenario)
