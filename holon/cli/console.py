@@ -24,7 +24,8 @@ from holon.feed.present import LEVELS
 @click.option(
     "--no-alt-screen",
     is_flag=True,
-    help="Draw inline, below the prompt, and keep the terminal's normal scrollback.",
+    help="Draw inline, below the prompt, in the terminal's normal scrollback (the last screen "
+    "stays there after quitting).",
 )
 def console_cmd(agent: str | None, model: str | None, level: str, no_alt_screen: bool) -> None:
     """The operator console: sit with AGENT (default `main`) in one terminal.
@@ -54,10 +55,12 @@ def console_cmd(agent: str | None, model: str | None, level: str, no_alt_screen:
             kind="not_a_terminal",
             hint="run it in a terminal; from a script use `holon prompt` and `holon feed`",
         )
+    from holon.cli.terminal import unguarded
     from holon.console.app import ConsoleApp
 
     app = ConsoleApp(home, model=model, level=level)
-    app.run(inline=no_alt_screen)
+    with unguarded():  # the app draws the screen; it escapes untrusted text itself
+        app.run(inline=no_alt_screen, inline_no_clear=True)
     if app.detached is not None:
         click.echo(
             f"holon: the turn goes on in `holon tick` (pid {app.detached}); "

@@ -29,6 +29,7 @@ POLL_S = 0.2  # how often the ledgers and the tick are looked at
 AGENTS_POLL_S = 5.0  # how often the other agents' unread action_required are counted
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 CSS = """
+Screen:inline { height: 80vh; }
 #header { height: 1; background: $accent; color: $text; padding: 0 1; }
 #conversation { height: 1fr; padding: 0 1; }
 #working { height: auto; color: $warning; padding: 0 1; }

@@ -103,3 +103,24 @@ def test_a_user_session_in_tmux(tmp_path, script):
         for record in store.all_records(home):
             if record.get("status") not in store.TERMINAL:
                 spawn.kill_group(int(record.get("pid") or 0), grace=0.5)
+
+
+def test_no_alt_screen_leaves_the_last_screen_in_the_scrollback(tmp_path, script):
+    init_home(None, "a")
+    model = script({"text": "inline reply"})
+    console = " ".join(
+        shlex.quote(a) for a in [*holon_cmd(), "console", "a", "--model", model, "--no-alt-screen"]
+    )
+    term = Tmux(tmp_path)
+    term.start(f"echo before; {console}; echo EXIT=$?; sleep 600")
+    try:
+        term.until(lambda s: "holon console · a · display info · idle" in s)
+        term.type("hello inline")
+        term.key("Enter")
+        term.until(lambda s: "inline reply" in s)
+        term.key("C-q")
+        screen = term.until(lambda s: "EXIT=0" in s)
+        assert screen.index("before") < screen.index("› hello inline") < screen.index("EXIT=0")
+        assert "\\u001b" not in screen  # drawn, not escaped by the guard meant for plain output
+    finally:
+        term.kill()
