@@ -23,7 +23,7 @@ from holon.console.overlays import AgentsOverlay, TasksOverlay, TextOverlay
 from holon.console.runner import TickEnd, TurnRunner, reap_left
 from holon.errors import HolonError
 from holon.home.layout import Home
-from holon.safetext import for_terminal
+from holon.safetext import for_terminal, one_line
 
 POLL_S = 0.2  # how often the ledgers and the tick are looked at
 AGENTS_POLL_S = 5.0  # how often the other agents' unread action_required are counted
@@ -287,8 +287,8 @@ def render(entry: Entry, level: str) -> Text:
     if entry.kind == "brief":
         if record["visibility"] == "action_required" or "failure" in record["title"]:
             style = "bold yellow" if record["visibility"] == "action_required" else "bold red"
-            return Text.assemble((record["title"] + ": ", style), entry.text)
+            return Text.assemble((one_line(record["title"]) + ": ", style), entry.text)
         return Text(entry.text)
     summary = for_terminal(record["summary"]).replace("\n", " ")
-    tag = f"[{record['source_event_kind']}] " if level == "debug" else ""
+    tag = f"[{one_line(record['source_event_kind'])}] " if level == "debug" else ""
     return Text(f"  · {tag}{summary}", style="dim")

@@ -124,3 +124,13 @@ def test_the_working_line_shows_progress_and_tools_never_trace_internals(agent):
         "Model requested tools: ExecCommand",
         "ExecCommand: success in 5 ms",
     ]
+
+
+def test_every_row_reaches_the_screen_without_terminal_controls(agent):
+    a = Agent(agent)
+    a.event("odd\x1b]0;t\x07kind", note="x\x1b[2J")
+    a.brief("failure", "bad \x1b[31m news")
+    conv = Conversation(agent)
+    rows = [str(render(e, "debug")) for e in conv.entries if visible(e, "debug")]
+    assert rows and not any(c in row for row in rows for c in "\x1b\x07")
+    assert any("odd\\u001b]0;t\\u0007kind" in row for row in rows)
