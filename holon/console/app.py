@@ -160,19 +160,27 @@ class ConsoleApp(App[int]):
         self.activity = ""
 
     def working(self) -> bool:
-        return self.runner.running or bool(self.pending and self.runner.ticked_elsewhere())
+        """A tick of ours runs, or another process (watch, cron) holds the agent's turn lock."""
+        return self.runner.running or self.runner.ticked_elsewhere()
 
     def _status(self) -> None:
-        state = "working" if self.working() else "idle"
+        working = self.working()
+        if working and not self.started:
+            self.started = time.monotonic()
+        elif not working:
+            self.started = 0.0
+        state = "working" if working else "idle"
         header = f"holon console · {self.home.agent_id} · display {self.level} · {state}"
         self.header.update(Text(header + self.others))
         line = ""
-        if self.working():
-            spent = int(time.monotonic() - self.started) if self.started else 0
+        if working:
+            spent = int(time.monotonic() - self.started)
             frame = SPINNER[int(time.monotonic() * 8) % len(SPINNER)]
             what = self.activity or "the turn is starting"
-            by = "" if self.runner.running else " (ticked by another process)"
-            line = f"{frame} working{by} {spent}s · {what} · Ctrl-C interrupts"
+            if self.runner.running:
+                line = f"{frame} working {spent}s · {what} · Ctrl-C interrupts"
+            else:
+                line = f"{frame} working (ticked by another process) {spent}s · {what}"
         self.working_line.update(Text(line[:2000]))
 
     def _count_others(self) -> None:
@@ -187,9 +195,10 @@ class ConsoleApp(App[int]):
 
     def on_composer_submitted(self, message: Composer.Submitted) -> None:
         text = message.text
-        if text.startswith("/"):
+        if text.startswith("/") and not text.startswith("//"):
             self.command(text)
             return
+        text = text[1:] if text.startswith("//") else text  # `//etc is full` sends `/etc is full`
         try:
             message_id = self.runner.submit(text)
         except HolonError as exc:
@@ -199,7 +208,7 @@ class ConsoleApp(App[int]):
             )
             return
         self.pending.add(message_id)
-        self.activity, self.started = "", time.monotonic()
+        self.activity = ""  # a new message never inherits the last turn's activity
         self.poll()
 
     def command(self, line: str) -> None:

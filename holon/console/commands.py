@@ -20,7 +20,7 @@ SLASH = {
 KEYS = (
     "Enter submits · Ctrl-J, Shift-Enter or a trailing \\ starts a new line · Up/Down: history\n"
     "Ctrl-C interrupts the running turn (it resumes at the next tick; background tasks go on)\n"
-    "Esc closes an overlay · Ctrl-Q quits"
+    "Esc closes an overlay · Ctrl-Q quits · a message that starts with / is sent as //"
 )
 
 OVERLAYS = {

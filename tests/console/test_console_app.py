@@ -218,3 +218,16 @@ def test_a_resized_terminal_gets_the_conversation_wrapped_again(agent, script):
         assert "word59" in shown(app)
 
     run(app, scenario)
+
+
+def test_a_message_that_starts_with_a_slash_is_sent_doubled(agent, script):
+    app = ConsoleApp(agent, model=script({"text": "noted"}))
+
+    async def scenario(pilot):
+        await submit(pilot, "/etc is full")
+        await until(pilot, lambda: "unknown command '/etc'" in shown(app))
+        await submit(pilot, "//etc is full")
+        await until(pilot, lambda: "noted" in shown(app))
+
+    run(app, scenario)
+    assert operator_texts(agent) == ["/etc is full"]
