@@ -171,7 +171,7 @@ class ConsoleApp(App[int]):
             self.started = 0.0
         state = "working" if working else "idle"
         header = f"holon console · {self.home.agent_id} · display {self.level} · {state}"
-        self.header.update(Text(header + self.others))
+        self._show(self.header, header + self.others)
         line = ""
         if working:
             spent = int(time.monotonic() - self.started)
@@ -181,7 +181,13 @@ class ConsoleApp(App[int]):
                 line = f"{frame} working {spent}s · {what} · Ctrl-C interrupts"
             else:
                 line = f"{frame} working (ticked by another process) {spent}s · {what}"
-        self.working_line.update(Text(line[:2000]))
+        self._show(self.working_line, line[:2000])
+
+    def _show(self, widget: Static, text: str) -> None:
+        """Update a status line only when its text changes (an idle console redraws nothing)."""
+        if getattr(widget, "shown_text", None) != text:
+            widget.shown_text = text  # type: ignore[attr-defined]
+            widget.update(Text(text))
 
     def _count_others(self) -> None:
         self.run_worker(self._others, thread=True, exclusive=True, group="others")
