@@ -33,15 +33,20 @@ COMMANDS: dict[str, list[list[str]]] = {
 
 
 def command_text(home: Home, name: str, model: str | None = None) -> str:
-    """The output of the overlay's commands for `home`, each headed by its command line."""
-    parts = []
+    """The output of the overlay's commands for `home` (run side by side), each headed by its
+    command line."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    argvs, heads = [], []
     for args in COMMANDS[name]:
         argv = [a.format(agent=home.root) for a in args]
         if model and args[:2] == ["debug", "prompt"]:
             argv += ["--model", model]
-        shown = " ".join(["holon"] + [a.format(agent=home.agent_id) for a in args])
-        parts.append(f"$ {shown}\n{run_holon(argv)}")
-    return "\n".join(parts)
+        argvs.append(argv)
+        heads.append(" ".join(["holon"] + [a.format(agent=home.agent_id) for a in args]))
+    with ThreadPoolExecutor(len(argvs)) as pool:
+        outputs = list(pool.map(run_holon, argvs))
+    return "\n".join(f"$ {head}\n{out}" for head, out in zip(heads, outputs, strict=True))
 
 
 def run_holon(argv: list[str]) -> str:
