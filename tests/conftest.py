@@ -53,6 +53,7 @@ SLOW = {
     "cli/test_trigger_hostile.py",
     "console/test_console_app.py",
     "console/test_console_tmux.py",
+    "console/test_console_turns.py",
     "patch/test_apply_patch_corpus.py",
     "patch/test_apply_patch_property.py",
     "providers/test_long_context.py",
