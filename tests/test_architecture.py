@@ -31,7 +31,8 @@ RANK = {
     "tools": 6,
     "runtime": 7,
     "ops": 8,
-    "cli": 9,
+    "console": 9,
+    "cli": 10,
 }
 # providers stand beside the stack: they use model, store and base; runtime, ops and cli use them.
 PROVIDERS_MAY_IMPORT = {"providers", "model", "store", "base"}

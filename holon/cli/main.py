@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "events": "holon.cli.inspect:events_cmd",
     "briefs": "holon.cli.inspect:briefs_cmd",
     "feed": "holon.cli.feed:feed_cmd",
+    "console": "holon.cli.console:console_cmd",
     "pause": "holon.cli.control:pause_cmd",
     "resume": "holon.cli.control:resume_cmd",
     "stop": "holon.cli.control:stop_cmd",

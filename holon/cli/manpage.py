@@ -106,6 +106,15 @@ def _section(cmd: click.Command, path: list[str], parent: click.Context) -> str:
     return text + _options(cmd, ctx)
 
 
+def _console_keys() -> str:
+    """holon-console(1)'s keys and slash commands, from the console's own table."""
+    from holon.console.commands import KEYS, SLASH
+
+    keys = "\n.br\n".join(_esc(line) for line in KEYS.splitlines())
+    rows = "".join(f".TP\n.B {_esc(cmd)}\n{_esc(what)}\n" for cmd, what in SLASH.items())
+    return f".SH KEYS AND COMMANDS\n{keys}\n{rows}"
+
+
 def page(name: str, cmd: click.Command, root: click.Context) -> str:
     title = "holon" if name == "holon" else f"holon-{name}"
     short = (cmd.get_short_help_str(limit=200) or "").rstrip(".")
@@ -124,7 +133,7 @@ def page(name: str, cmd: click.Command, root: click.Context) -> str:
         body += ".SH COMMANDS\n" + "".join(
             f".TP\n.B holon {c}\nSee holon\\-{c}(1).\n" for c in cmd.list_commands(root)
         )
-    body += EXTRA.get(name, "") + EXIT_STATUS
+    body += EXTRA.get(name, "") + (_console_keys() if name == "console" else "") + EXIT_STATUS
     body += (
         ".SH SEE ALSO\n"
         + ("holon\\-home(5)" if name == "holon" else "holon(1), holon\\-home(5)")

@@ -4,6 +4,8 @@ while a pipe or a file gets every byte. Stdlib only: the click-free admission pa
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from holon.safetext import for_terminal
@@ -62,3 +64,19 @@ def guard_terminal() -> None:
             tty = False
         if tty and not isinstance(stream, TerminalGuard):
             setattr(sys, name, TerminalGuard(stream))
+
+
+@contextmanager
+def unguarded() -> Iterator[None]:
+    """The terminal's own streams for a program that draws the screen itself (the console's
+    Textual app writes escape sequences on purpose and escapes untrusted text before drawing it);
+    the guard is back in front of them afterwards."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = (
+        s._stream if isinstance(s, TerminalGuard) else s
+        for s in saved  # noqa: SLF001
+    )
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved

@@ -19,6 +19,7 @@ HEAVY = (
     "watchfiles",
     "croniter",
     "sqlite3",
+    "textual",
 )
 
 
@@ -42,6 +43,12 @@ def test_idle_paths_import_no_sdk_or_heavy_module(agent, args):
     assert "click" in names
     leaked = sorted(n for n in HEAVY if n in names)
     assert leaked == [], f"{args} imported {leaked}"
+
+
+def test_console_help_does_not_import_textual():
+    """Textual is the console's alone, and only once it runs: not for its --help."""
+    names = _imported("console", "--help")
+    assert "click" in names and "textual" not in names and "rich" not in names
 
 
 def _commands() -> list[list[str]]:

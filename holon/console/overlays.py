@@ -1,0 +1,169 @@
+"""The console's overlays: temporary screens over the conversation (transcript, events, tasks,
+child agents, workspace and sandbox, debug prompt, agents, help). Esc closes the active overlay
+before anything else; what they read comes from holon.console.views, in a worker thread."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, RichLog, Static
+from textual.widgets.option_list import Option
+
+from holon.console import views
+from holon.home.layout import Home
+
+TASK_REFRESH_S = 1.0
+
+CSS = """
+.overlay { width: 94%; height: 90%; border: round $accent; background: $surface; padding: 0 1; }
+.overlay-title { text-style: bold; }
+.overlay-hint { color: $text-muted; }
+.overlay RichLog { height: 1fr; }
+.overlay OptionList { height: auto; max-height: 40%; }
+"""
+
+
+class Overlay(ModalScreen[object]):
+    """A titled overlay; Esc closes it."""
+
+    DEFAULT_CSS = CSS
+    BINDINGS = [Binding("escape", "dismiss", "Close", priority=True)]
+    hint = "Esc closes"
+
+    def __init__(self, title: str) -> None:
+        super().__init__()
+        self.title_text = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="overlay"):
+            yield Static(Text(self.title_text), classes="overlay-title")
+            yield from self.body()
+            yield Static(self.hint, classes="overlay-hint")
+
+    def body(self) -> ComposeResult:
+        yield RichLog(wrap=True, markup=False, highlight=False, min_width=20)
+
+
+class TextOverlay(Overlay):
+    """Text loaded once in a worker thread (a command's output, help)."""
+
+    def __init__(self, title: str, load: Callable[[], str]) -> None:
+        super().__init__(title)
+        self.load = load
+
+    def on_mount(self) -> None:
+        self.query_one(RichLog).write(Text("loading…"))
+        self.run_worker(self._load, thread=True, exclusive=True)
+
+    def _load(self) -> None:
+        text = self.load()
+        self.app.call_from_thread(self._show, text)
+
+    def _show(self, text: str) -> None:
+        log = self.query_one(RichLog)
+        log.clear()
+        log.write(Text(text))
+        log.scroll_end(animate=False)
+
+
+class TasksOverlay(Overlay):
+    """The agent's tasks: pick one to see its output; Enter in the input line sends a line to an
+    interactive task (or a follow-up message to a running child)."""
+
+    hint = "↑/↓ pick a task · type a line and Enter to send it to the task · Esc closes"
+
+    def __init__(self, home: Home, title: str = "Tasks", children_only: bool = False) -> None:
+        super().__init__(title)
+        self.home, self.children_only = home, children_only
+        self.task_id: str | None = None
+
+    def body(self) -> ComposeResult:
+        yield OptionList(id="task-list")
+        yield RichLog(wrap=True, markup=False, highlight=False, min_width=20, id="task-output")
+        yield Input(placeholder="input for the selected task (Enter sends)", id="task-input")
+
+    def on_mount(self) -> None:
+        self.run_worker(self._list, thread=True, exclusive=True, group="list")
+        self.set_interval(TASK_REFRESH_S, self._refresh_output)
+
+    def _list(self) -> None:
+        rows = [r for r in views.task_rows(self.home) if r["child"] or not self.children_only]
+        self.app.call_from_thread(self._show_list, rows)
+
+    def _show_list(self, rows: list[dict]) -> None:
+        options = self.query_one(OptionList)
+        options.clear_options()
+        if not rows:
+            options.add_option(Option("no tasks", id="-", disabled=True))
+            return
+        options.add_options([Option(Text(r["label"]), id=r["task_id"]) for r in rows])
+        options.highlighted = 0
+        options.focus()
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self.task_id = event.option.id
+        self._refresh_output()
+
+    def _refresh_output(self) -> None:
+        if self.task_id and self.task_id != "-":
+            task_id = self.task_id
+            self.run_worker(lambda: self._output(task_id), thread=True, group="output")
+
+    def _output(self, task_id: str) -> None:
+        text = views.task_output(self.home, task_id)
+        self.app.call_from_thread(self._show_output, task_id, text)
+
+    def _show_output(self, task_id: str, text: str) -> None:
+        if task_id != self.task_id:
+            return
+        log = self.query_one("#task-output", RichLog)
+        log.clear()
+        log.write(Text(text))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        task_id, line = self.task_id, event.value
+        event.input.value = ""
+        if not task_id or task_id == "-":
+            self.notify("pick a task first", severity="warning")
+            return
+        self.run_worker(lambda: self._send(task_id, line), thread=True, group="input")
+
+    def _send(self, task_id: str, line: str) -> None:
+        receipt = views.send_input(self.home, task_id, line)
+        self.app.call_from_thread(lambda: self.notify(receipt[:300], markup=False))
+        self.app.call_from_thread(self._refresh_output)
+
+
+class AgentsOverlay(Overlay):
+    """The agents of this home, with their unread action_required; Enter switches to one."""
+
+    hint = "↑/↓ and Enter switch to an agent · Esc closes"
+
+    def __init__(self, current: str) -> None:
+        super().__init__("Agents")
+        self.current = current
+
+    def body(self) -> ComposeResult:
+        yield OptionList(id="agent-list")
+
+    def on_mount(self) -> None:
+        self.run_worker(self._list, thread=True, exclusive=True)
+
+    def _list(self) -> None:
+        rows = views.agent_rows(self.current)
+        self.app.call_from_thread(self._show, rows)
+
+    def _show(self, rows: list[dict]) -> None:
+        options = self.query_one(OptionList)
+        options.add_options([Option(Text(r["label"]), id=r["agent_id"]) for r in rows])
+        ids = [r["agent_id"] for r in rows]
+        options.highlighted = ids.index(self.current) if self.current in ids else 0
+        options.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)

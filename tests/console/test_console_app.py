@@ -1,0 +1,233 @@
+"""The console under Textual's pilot: a prompt admitted once and its reply shown, display modes,
+the composer's history and new lines, untrusted text made safe, overlays closed by Esc, agent
+selection, quitting. Turns run through the real `holon tick` in a subprocess."""
+
+from __future__ import annotations
+
+import asyncio
+
+from pilot import shown, submit, until
+from textual.widgets import RichLog, Static
+
+from holon.agent.handle import Agent
+from holon.console.app import ConsoleApp
+from holon.console.commands import OVERLAYS
+from holon.console.composer import Composer
+from holon.console.overlays import Overlay
+from holon.home.init import init_home
+from holon.store import jsonl
+
+
+def run(app: ConsoleApp, scenario) -> None:
+    async def main() -> None:
+        async with app.run_test(size=(110, 36)) as pilot:
+            await scenario(pilot)
+            if app.is_running:  # a tick still ending is awaited, not left behind
+                await until(pilot, lambda: not app.runner.running)
+
+    asyncio.run(main())
+
+
+def operator_texts(home) -> list[str]:
+    return [m["body"]["text"] for m in jsonl.read(home.messages)]
+
+
+def test_a_prompt_is_admitted_once_and_its_reply_shown(agent, script):
+    model = script({"text": "pong from the agent"})
+    app = ConsoleApp(agent, model=model)
+
+    async def scenario(pilot):
+        await submit(pilot, "ping")
+        await until(pilot, lambda: "pong from the agent" in shown(app))
+        assert "› ping" in shown(app)
+        header = app.query_one("#header", Static)
+        await until(pilot, lambda: str(header.render()).endswith("· idle"))
+
+    run(app, scenario)
+    assert operator_texts(agent) == ["ping"]
+    assert app.return_code is None or app.return_code == 0
+
+
+def test_display_modes_show_progress_only_at_verbose_and_trace_at_debug(agent, script):
+    model = script({"text": "done thinking"})
+    app = ConsoleApp(agent, model=model)
+
+    async def scenario(pilot):
+        await submit(pilot, "go")
+        await until(pilot, lambda: "done thinking" in shown(app) and not app.working())
+        assert "Assistant progress" not in shown(app)
+        await submit(pilot, "/display 4")
+        assert app.level == "verbose" and "· Assistant progress: done thinking" in shown(app)
+        assert "[turn_terminal]" not in shown(app)
+        await submit(pilot, "/display debug")
+        assert "[turn_terminal]" in shown(app)
+        await submit(pilot, "/display loud")
+        assert app.level == "debug" and "/display info|verbose|debug" in shown(app)
+        await submit(pilot, "/display info")
+        assert "Assistant progress" not in shown(app)
+
+    run(app, scenario)
+
+
+def test_the_composer_keeps_history_and_writes_several_lines(agent, script):
+    model = script({"text": "one"}, {"text": "two"})
+    app = ConsoleApp(agent, model=model)
+
+    async def scenario(pilot):
+        composer = app.query_one(Composer)
+        await submit(pilot, "first")
+        await until(pilot, lambda: "one" in shown(app) and not app.working())
+        await pilot.press("u", "p", "ctrl+j", "t", "o")
+        assert composer.text == "up\nto"
+        await pilot.press("ctrl+c")  # nothing runs: Ctrl-C clears the composer
+        assert composer.text == ""
+        await pilot.press("up")
+        assert composer.text == "first"
+        await pilot.press("down")
+        assert composer.text == ""
+        await pilot.press("a", "ctrl+j", "b", "enter")
+        await until(pilot, lambda: "two" in shown(app) and not app.working())
+
+    run(app, scenario)
+    assert operator_texts(agent) == ["first", "a\nb"]
+
+
+def test_untrusted_text_reaches_the_screen_escaped(agent, script):
+    model = script({"text": "look \x1b]0;owned\x07 here \x1b[2J"})
+    app = ConsoleApp(agent, model=model)
+
+    async def scenario(pilot):
+        await submit(pilot, "hi")
+        text = await until(pilot, lambda: "look" in shown(app) and shown(app))
+        assert "\x1b" not in text and "\x07" not in text
+        assert "look \\u001b]0;owned\\u0007 here \\u001b[2J" in text
+
+    run(app, scenario)
+
+
+def test_every_overlay_opens_and_esc_closes_it_first(agent, script):
+    app = ConsoleApp(agent, model=script({"text": "x"}))
+
+    async def scenario(pilot):
+        composer = app.query_one(Composer)
+        for name in OVERLAYS:
+            composer.load_text("draft")
+            app.action_overlay(name)
+            screen = await until(pilot, lambda: isinstance(app.screen, Overlay) and app.screen)
+            await until(pilot, lambda s=screen: "loading" not in _overlay_text(s))
+            await pilot.press("escape")
+            await until(pilot, lambda: not isinstance(app.screen, Overlay))
+            assert composer.text == "draft", name  # Esc closed the overlay and nothing else
+        composer.clear()
+        await submit(pilot, "/transcript")  # the slash command opens one too
+        await until(pilot, lambda: isinstance(app.screen, Overlay))
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, Overlay))
+
+    run(app, scenario)
+
+
+def _overlay_text(screen) -> str:
+    logs = screen.query(RichLog)
+    return "\n".join(line.text for log in logs for line in log.lines) if logs else "-"
+
+
+def test_the_transcript_overlay_shows_the_raw_transcript(agent, script):
+    app = ConsoleApp(agent, model=script({"text": "raw reply"}))
+
+    async def scenario(pilot):
+        await submit(pilot, "question")
+        await until(pilot, lambda: "raw reply" in shown(app) and not app.working())
+        await pilot.press("f2")
+        screen = await until(pilot, lambda: isinstance(app.screen, Overlay) and app.screen)
+        text = await until(pilot, lambda: "assistant: raw reply" in _overlay_text(screen) and 1)
+        assert text
+        assert "$ holon transcript a" in _overlay_text(screen)
+        await pilot.press("escape")
+
+    run(app, scenario)
+
+
+def test_agents_show_unread_action_required_and_a_pick_switches(agent, script):
+    other = init_home(None, "b")
+    Agent(other).brief("ack", "need a decision", visibility="action_required")
+    app = ConsoleApp(agent, model=script({"text": "x"}))
+
+    async def scenario(pilot):
+        await until(pilot, lambda: "b  1 action required" in app.others)
+        await pilot.press("f4")
+        screen = await until(pilot, lambda: isinstance(app.screen, Overlay) and app.screen)
+        await until(pilot, lambda: screen.query_one("OptionList").option_count == 2)
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: app.home.agent_id == "b")
+        assert "Action required: need a decision" in shown(app)
+        await submit(pilot, "/agent a")
+        await until(pilot, lambda: app.home.agent_id == "a")
+        await submit(pilot, "/agent nobody")
+        assert "unknown_agent" in shown(app) or "no agent" in shown(app)
+
+    run(app, scenario)
+
+
+def test_a_refused_prompt_says_why_and_admits_nothing(agent):
+    app = ConsoleApp(agent, model=None)  # no model configured anywhere
+
+    async def scenario(pilot):
+        await submit(pilot, "hello")
+        await until(pilot, lambda: "no_model_configured" in shown(app))
+
+    run(app, scenario)
+    assert operator_texts(agent) == []
+
+
+def test_quit_exits_zero(agent, script):
+    app = ConsoleApp(agent, model=script({"text": "x"}))
+
+    async def scenario(pilot):
+        await submit(pilot, "/quit")
+
+    run(app, scenario)
+    assert app.return_code == 0
+
+
+def test_the_conversation_follows_while_an_overlay_is_open(agent, script):
+    app = ConsoleApp(agent, model=script({"text": "arrived under the overlay"}))
+
+    async def scenario(pilot):
+        await submit(pilot, "go")
+        await pilot.press("f1")
+        await until(pilot, lambda: isinstance(app.screen, Overlay))
+        await until(pilot, lambda: "arrived under the overlay" in shown(app))
+        assert isinstance(app.screen, Overlay)
+        await pilot.press("escape")
+
+    run(app, scenario)
+
+
+def test_a_resized_terminal_gets_the_conversation_wrapped_again(agent, script):
+    reply = " ".join(f"word{i}" for i in range(60))
+    app = ConsoleApp(agent, model=script({"text": reply}))
+
+    async def scenario(pilot):
+        await submit(pilot, "talk")
+        await until(pilot, lambda: "word59" in shown(app) and not app.working())
+        log = app.query_one("#conversation", RichLog)
+        assert max(line.cell_length for line in log.lines) > 60
+        await pilot.resize_terminal(50, 30)
+        await until(pilot, lambda: max(line.cell_length for line in log.lines) <= 50)
+        assert "word59" in shown(app)
+
+    run(app, scenario)
+
+
+def test_a_message_that_starts_with_a_slash_is_sent_doubled(agent, script):
+    app = ConsoleApp(agent, model=script({"text": "noted"}))
+
+    async def scenario(pilot):
+        await submit(pilot, "/etc is full")
+        await until(pilot, lambda: "unknown command '/etc'" in shown(app))
+        await submit(pilot, "//etc is full")
+        await until(pilot, lambda: "noted" in shown(app))
+
+    run(app, scenario)
+    assert operator_texts(agent) == ["/etc is full"]

@@ -1,0 +1,161 @@
+"""Turns under the console: Ctrl-C interrupts the running turn as it interrupts `holon prompt`
+(the message resumes at the next tick) and never a background task; while another process holds
+the agent's turn lock the console only admits and follows, then runs the turn once it is free."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+import pytest
+from pilot import shown, submit, until
+from textual.widgets import Input, RichLog, Static
+
+from holon.agent.due import due_reasons
+from holon.console.app import ConsoleApp
+from holon.console.overlays import TasksOverlay
+from holon.console.runner import reap_left
+from holon.procs import supervises
+from holon.store import jsonl
+from holon.store.locks import FileLock
+from holon.tasks import store
+from holon.tasks.command import spawn
+
+
+def run(app: ConsoleApp, scenario) -> None:
+    async def main() -> None:
+        async with app.run_test(size=(110, 36)) as pilot:
+            await scenario(pilot)
+            if app.is_running:
+                await until(pilot, lambda: not app.runner.running)
+
+    asyncio.run(main())
+
+
+def exec_call(cmd: str, yield_ms: int) -> dict:
+    args = {"cmd": cmd, "yield_time_ms": yield_ms, "login": False}
+    return {"name": "ExecCommand", "arguments": args}
+
+
+@pytest.fixture
+def stop_tasks(agent):
+    """Every task process a test leaves behind is stopped afterwards."""
+    yield
+    for record in store.all_records(agent):
+        if record.get("status") not in store.TERMINAL:
+            spawn.kill_group(int(record.get("pid") or 0), grace=0.5)
+
+
+def test_ctrl_c_interrupts_the_turn_and_never_the_background_task(
+    agent, script, tmp_path, stop_tasks
+):
+    started, gate = tmp_path / "started", tmp_path / "gate"
+    background = f"while [ ! -e {gate} ]; do sleep 0.05; done"
+    foreground = f"touch {started}; while [ ! -e {gate} ]; do sleep 0.05; done"
+    model = script(
+        {"text": "starting", "tool_calls": [exec_call(background, 50)]},
+        {"text": "now waiting", "tool_calls": [exec_call(foreground, 60_000)]},
+        {"text": "never"},
+    )
+    app = ConsoleApp(agent, model=model)
+
+    async def scenario(pilot):
+        await submit(pilot, "go")
+        await until(pilot, started.exists)
+        assert app.working()
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: "interrupted: the turn resumes at the next tick" in shown(app))
+        assert not app.runner.running
+        header = app.query_one("#header", Static)
+        await until(pilot, lambda: str(header.render()).endswith("· idle"))
+
+    run(app, scenario)
+    (task,) = store.all_records(agent)
+    assert task["status"] == "running"
+    os.killpg(int(task["pid"]), 0)  # its process group is alive (raises if it is gone)
+    assert supervises(task["supervisor_pid"], task["id"])
+    assert "interrupted_messages" in due_reasons(agent)  # the next tick resumes it
+    gate.touch()
+
+
+def test_while_another_process_ticks_the_console_only_admits_and_follows(agent, script):
+    app = ConsoleApp(agent, model=script({"text": "after the other tick"}))
+    other = FileLock(agent.turn_lock)  # a `holon watch` or cron tick holding the agent
+    agent.locks.mkdir(parents=True, exist_ok=True)
+    other.acquire()
+
+    async def scenario(pilot):
+        await submit(pilot, "queued behind")
+        working = app.query_one("#working", Static)
+        await until(pilot, lambda: "ticked by another process" in str(working.render()))
+        polls = app.polls
+        await until(pilot, lambda: app.polls >= polls + 5)
+        assert app.runner.ticks_started == 0  # no tick of ours while the lock is held
+        assert [m["body"]["text"] for m in jsonl.read(agent.messages)] == ["queued behind"]
+        other.release()
+        await until(pilot, lambda: "after the other tick" in shown(app))
+
+    try:
+        run(app, scenario)
+    finally:
+        other.release()
+
+
+def test_quitting_leaves_a_running_turn_to_finish_on_its_own(agent, script, tmp_path):
+    started, gate = tmp_path / "started", tmp_path / "gate"
+    wait = f"touch {started}; while [ ! -e {gate} ]; do sleep 0.05; done"
+    model = script(
+        {"text": "", "tool_calls": [exec_call(wait, 60_000)]},
+        {"text": "finished without the console"},
+    )
+    app = ConsoleApp(agent, model=model)
+
+    async def scenario(pilot):
+        await submit(pilot, "go")
+        await until(pilot, started.exists)
+        await pilot.press("ctrl+q")
+
+    asyncio.run(_quit_run(app, scenario))
+    assert app.return_code == 0 and isinstance(app.detached, int)
+    gate.touch()
+    deadline = time.monotonic() + 20
+    while not any(
+        b.get("text") == "finished without the console" for b in jsonl.read(agent.briefs)
+    ):
+        assert time.monotonic() < deadline, "the turn did not finish"
+        time.sleep(0.05)
+    deadline = time.monotonic() + 20
+    while app.detached in reap_left():  # the tick ends by itself once its turn is done
+        assert time.monotonic() < deadline, "the tick did not end"
+        time.sleep(0.05)
+
+
+async def _quit_run(app, scenario):
+    async with app.run_test(size=(110, 36)) as pilot:
+        await scenario(pilot)
+
+
+def test_the_tasks_overlay_shows_output_and_sends_input_to_an_interactive_task(
+    agent, script, stop_tasks
+):
+    reader = 'echo ready; read line; echo "got $line"'
+    call = exec_call(reader, 50)
+    call["arguments"]["accepts_input"] = True
+    app = ConsoleApp(agent, model=script({"text": "started", "tool_calls": [call]}, {"text": "ok"}))
+
+    async def scenario(pilot):
+        await submit(pilot, "start it")
+        await until(pilot, lambda: store.all_records(agent) and not app.working())
+        await pilot.press("f3")
+        screen = await until(pilot, lambda: isinstance(app.screen, TasksOverlay) and app.screen)
+        output = screen.query_one("#task-output", RichLog)
+        text = lambda: "\n".join(line.text for line in output.lines)  # noqa: E731
+        await until(pilot, lambda: "ready" in text())
+        screen.query_one(Input).focus()
+        await pilot.press(*"hello", "enter")
+        await until(pilot, lambda: "got hello" in text())
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, TasksOverlay))
+
+    run(app, scenario)
