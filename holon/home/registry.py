@@ -229,10 +229,12 @@ def scan() -> tuple[list[Home], list[dict[str, str | None]]]:
         registered = {}
         path = os.fspath(registry_path())
         broken[path] = _broken(None, os.fspath(holon_home()), "broken", exc.message, path)
+    base = os.fspath(holon_home())
     for agent_id, path in registered.items():
         key = os.path.abspath(path)
-        problem = _mismatch(agent_id, key) if is_home(key) else None
-        if is_home(key) and problem is None:
+        home = is_home(key)
+        problem = _mismatch(agent_id, key, base) if home else None
+        if home and problem is None:
             seen[key] = Home(key, agent_id)
         elif problem is not None:
             file = os.path.join(key, DOT, "agent.json")
@@ -254,10 +256,10 @@ def scan() -> tuple[list[Home], list[dict[str, str | None]]]:
     return homes, bad
 
 
-def _mismatch(agent_id: str, path: str) -> str | None:
-    """Why a registered home outside HOLON_HOME is no longer `agent_id` (None: it is). A home
-    inside is found by its place, whatever was copied or moved around it."""
-    return None if relocate.inside(path) else relocate.identity_problem(agent_id, path)
+def _mismatch(agent_id: str, path: str, base: str | None = None) -> str | None:
+    """Why a registered home outside HOLON_HOME (`base`) is no longer `agent_id` (None: it is).
+    A home inside is found by its place, whatever was copied or moved around it."""
+    return None if relocate.inside(path, base) else relocate.identity_problem(agent_id, path)
 
 
 def _registered_problem(agent_id: str, path: str) -> dict[str, str | None]:
