@@ -18,7 +18,12 @@ The index may be early, never late:
 - a writer marks only an index that exists, and never fails its own write for the index: homes
   written by another holon, copied in or registered elsewhere are found by the full pass, run
   when the index has no pass record (`.scan[.K-of-N].json`), when registry.json or the agents
-  directory changed since, when a home reported broken changed, and every FULL_PASS_EVERY_S.
+  directory changed since, when a home reported broken changed, and every FULL_PASS_EVERY_S;
+- holon's own changes to the homes (`holon init`, a child archived, an agent forgotten) are
+  made under the registry lock and carried into the index by the writer (`advance`): it marks
+  the new home, then moves each pass record that was current before the change to the
+  signature after it, so the next pass reads the index. A crash in between leaves the record
+  behind the signature: the next pass is a full one.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import json
 import math
 import os
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from holon.home import relocate
@@ -144,13 +150,15 @@ def _scan_file(shard: str | None) -> str:
 
 
 def signature() -> dict[str, Any]:
-    """What tells a pass that homes were added or registered: registry.json and the agents
-    directory (mtime, size, inode)."""
+    """What tells a pass that homes were added or registered: registry.json (mtime, size,
+    inode) and the agents directory (mtime, link count, inode: a directory added within the
+    same clock tick as the last change still changes its link count)."""
     out: dict[str, Any] = {}
     for label, path in (("registry", registry_path()), ("agents", agents_dir())):
         try:
             st = os.stat(path)
-            out[label] = [st.st_mtime_ns, st.st_size if label == "registry" else 0, st.st_ino]
+            size = st.st_size if label == "registry" else st.st_nlink
+            out[label] = [st.st_mtime_ns, size, st.st_ino]
         except OSError:
             out[label] = None
     return out
@@ -171,6 +179,33 @@ def record_full_pass(
         write_json(_scan_file(shard), record)
     except OSError:
         pass  # the next pass is a full one again
+
+
+def advance(
+    before: dict[str, Any], marks: Iterable[str | os.PathLike] = (), gone: str = ""
+) -> None:
+    """Carry a change to the homes into the index: mark the homes of `marks`, then move every
+    pass record whose signature is `before` (taken under the registry lock before the change)
+    to the signature now, leaving out the broken home of agent `gone`. The caller holds the
+    registry lock, so no other holon change falls between `before` and now. Never raises: a
+    record left behind makes the next pass a full one."""
+    for root in marks:
+        mark(root)
+    after = signature()
+    for name in listing() or []:
+        if not (name.startswith(".scan") and name.endswith(".json")):
+            continue
+        path = os.path.join(index_dir(), name)
+        try:
+            with open(path, "rb") as fh:
+                record = json.loads(fh.read(1 << 22))
+            if record.get("signature") != before or before == after:
+                continue
+            record["signature"] = after
+            record["broken"] = [b for b in record["broken"] if b.get("agent_id") != gone]
+            write_json(path, record)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue  # unreadable, or not written: the next pass is a full one
 
 
 def needs_full_pass(shard: str | None) -> tuple[bool, list[dict], float]:

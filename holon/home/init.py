@@ -98,29 +98,31 @@ def init_home(
         make_private_dir(root.parent)
         ignore_secrets(root.parent.parent)
     root.parent.mkdir(parents=True, exist_ok=True)
-    _remove_dead_staging(root)
-    staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.init-{os.getpid()}-", dir=root.parent))
-    try:
-        materialise(
-            staging,
-            source,
-            agent_id,
-            provenance,
-            kind,
-            visibility,
-            parent_agent_id,
-            model_override,
-            lineage,
+    with registry.adding(agent_id, root):  # the due index is told: no full pass for a new home
+        _remove_dead_staging(root)
+        staging = Path(
+            tempfile.mkdtemp(prefix=f".{root.name}.init-{os.getpid()}-", dir=root.parent)
         )
-        if root.exists():
-            root.rmdir()
-        crashpoint.step("init.rename")
-        os.rename(staging, root)
-        fsync_dir(root.parent)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    registry.register(agent_id, root)
+        try:
+            materialise(
+                staging,
+                source,
+                agent_id,
+                provenance,
+                kind,
+                visibility,
+                parent_agent_id,
+                model_override,
+                lineage,
+            )
+            if root.exists():
+                root.rmdir()
+            crashpoint.step("init.rename")
+            os.rename(staging, root)
+            fsync_dir(root.parent)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
     return Home(root, agent_id)
 
 

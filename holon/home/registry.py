@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from holon import clock, jsonfile
 from holon.errors import OperationFailed, UnknownAgent, UsageError
-from holon.home import regsalvage, relocate
+from holon.home import dueindex, regsalvage, relocate
 from holon.home.layout import AGENT_ID, AGENT_JSON_HINT, DOT, Home, corrupt, is_home
 from holon.paths import agents_dir, holon_home, registry_path
 from holon.store.atomic import write_json
@@ -118,20 +120,40 @@ def _entries(base: Path) -> list[os.DirEntry]:
         return []
 
 
-def register(agent_id: str, root: Path) -> None:
+@contextmanager
+def changing(marks: tuple[Path, ...] = (), gone: str = "") -> Iterator[None]:
+    """Hold the registry lock over a change to the homes (registry.json, the agents directory),
+    then carry it into the host due index: `marks` are the homes that may have work, `gone`
+    the agent that left (holon.home.dueindex.advance). The index is not told when the body
+    raises: the next pass is a full one."""
     home = holon_home()
     home.mkdir(mode=0o700, parents=True, exist_ok=True)  # owner-only when holon makes it
     with locked(home / ".registry.lock"):
+        before = dueindex.signature()
+        yield
+        dueindex.advance(before, marks, gone)
+
+
+@contextmanager
+def adding(agent_id: str, root: Path) -> Iterator[None]:
+    """Register `agent_id` at `root` once the body (which may put the home in place) is done,
+    under the registry lock, and mark it in the due index."""
+    with changing(marks=(root,)):
+        yield
         agents = load()
         agents[agent_id] = os.fspath(root)
         _write(agents, archived())
 
 
+def register(agent_id: str, root: Path) -> None:
+    with adding(agent_id, root):
+        pass
+
+
 def unregister(agent_id: str) -> None:
-    home = holon_home()
     if not registry_path().exists():
         return
-    with locked(home / ".registry.lock"):
+    with changing(gone=agent_id):
         agents = load()
         if agents.pop(agent_id, None) is not None:
             _write(agents, archived())
@@ -165,8 +187,7 @@ def archived() -> dict[str, str]:
 
 def drop_archived(agent_id: str) -> None:
     """Forget an archived child whose home gc removes."""
-    home = holon_home()
-    with locked(home / ".registry.lock"):
+    with changing(gone=agent_id):
         gone = archived()
         if gone.pop(agent_id, None) is not None:
             _write(load(), gone)
@@ -174,9 +195,7 @@ def drop_archived(agent_id: str) -> None:
 
 def archive(agent_id: str, root: Path) -> None:
     """Move `agent_id` from the live agents to the archived ones (ticks and listings skip it)."""
-    home = holon_home()
-    home.mkdir(mode=0o700, parents=True, exist_ok=True)
-    with locked(home / ".registry.lock"):
+    with changing(gone=agent_id):
         agents = load()
         agents.pop(agent_id, None)
         _write(agents, {**archived(), agent_id: os.fspath(root)})
@@ -210,10 +229,12 @@ def scan() -> tuple[list[Home], list[dict[str, str | None]]]:
         registered = {}
         path = os.fspath(registry_path())
         broken[path] = _broken(None, os.fspath(holon_home()), "broken", exc.message, path)
+    base = os.fspath(holon_home())
     for agent_id, path in registered.items():
         key = os.path.abspath(path)
-        problem = _mismatch(agent_id, key) if is_home(key) else None
-        if is_home(key) and problem is None:
+        home = is_home(key)
+        problem = _mismatch(agent_id, key, base) if home else None
+        if home and problem is None:
             seen[key] = Home(key, agent_id)
         elif problem is not None:
             file = os.path.join(key, DOT, "agent.json")
@@ -235,10 +256,10 @@ def scan() -> tuple[list[Home], list[dict[str, str | None]]]:
     return homes, bad
 
 
-def _mismatch(agent_id: str, path: str) -> str | None:
-    """Why a registered home outside HOLON_HOME is no longer `agent_id` (None: it is). A home
-    inside is found by its place, whatever was copied or moved around it."""
-    return None if relocate.inside(path) else relocate.identity_problem(agent_id, path)
+def _mismatch(agent_id: str, path: str, base: str | None = None) -> str | None:
+    """Why a registered home outside HOLON_HOME (`base`) is no longer `agent_id` (None: it is).
+    A home inside is found by its place, whatever was copied or moved around it."""
+    return None if relocate.inside(path, base) else relocate.identity_problem(agent_id, path)
 
 
 def _registered_problem(agent_id: str, path: str) -> dict[str, str | None]:

@@ -24,7 +24,10 @@ def stored(path: str | os.PathLike, base: str | os.PathLike | None = None) -> st
 
 
 def inside(path: str | os.PathLike, base: str | os.PathLike | None = None) -> bool:
-    return not os.path.isabs(stored(path, base))
+    """Is `path` HOLON_HOME (or `base`) or beneath it? (as `stored` would say, without relpath:
+    a full pass asks it of every registered home)"""
+    where, root = os.path.abspath(path), os.path.abspath(base or holon_home())
+    return where == root or where.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def derived(entries: dict[str, str]) -> dict[str, str]:

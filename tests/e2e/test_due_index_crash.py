@@ -17,6 +17,7 @@ from holon.agent import due, timers
 from holon.home import dueindex
 from holon.home.init import init_home
 from holon.home.layout import Home
+from holon.paths import agents_dir
 
 
 @pytest.fixture
@@ -175,3 +176,35 @@ def test_a_tick_all_killed_at_any_index_step_leaves_nothing_late(model, step, tm
         assert hourly - 1 < entry_time(b) <= hourly  # kept for its next run, not due now
         assert entry_time(a) is None and entry_time(c) is None
     os.environ["HOLON_HOME"] = str(probe)
+
+
+def tick_all_outcomes() -> dict[str, str]:
+    out = holon_ok("tick", "--all", "--json").stdout
+    return {r["agent_id"]: r["outcome"] for r in json.loads(out)["agents"]}
+
+
+def test_the_pass_after_an_init_reads_the_index_and_finds_the_new_agent(model):
+    init_home(None, "a")
+    settle_index()
+    holon_ok("init", "--agent-id", "b")
+    index_pass()  # the init carried itself into the index: no full pass
+    holon_ok("enqueue", "b", "--kind", "system_tick", "--text", "go")
+    before = scan_record()
+    assert tick_all_outcomes() == {"b": "ran"}  # a full pass would report `a` idle too
+    assert scan_record() == before
+    assert len(started(Home(agents_dir() / "b", "b"))) == 1
+
+
+def test_an_init_killed_after_placing_its_home_makes_the_next_pass_full(model):
+    init_home(None, "a")
+    settle_index()
+    names = steps("init", "--agent-id", "probe")
+    placed = names.index("init.rename") + 1  # then the registry write, the mark, the record
+    assert names[placed:] == ["atomic.write", "atomic.replace", "due.mark"] + names[-2:]
+    for n in range(placed + 1, len(names) + 1):  # killed before step n
+        settle_index()
+        agent = f"c{n}"
+        assert killed(str(n), "init", "--agent-id", agent)
+        assert dueindex.needs_full_pass(None)[0], n  # the record is behind the signature
+        outcomes = tick_all_outcomes()
+        assert outcomes.get("a") == "idle" and outcomes.get(agent) == "idle", (n, outcomes)

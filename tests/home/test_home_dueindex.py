@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 
-from holon.home import dueindex
+from holon.home import dueindex, registry
 from holon.home.init import init_home
 
 
@@ -51,7 +52,7 @@ def test_when_a_pass_must_be_full(holon_env):
     full, broken, left = dueindex.needs_full_pass(None)
     assert not full and broken == [] and 0 < left <= dueindex.FULL_PASS_EVERY_S
     assert dueindex.needs_full_pass("0-of-2")[0]  # each shard keeps its own record
-    init_home(None, "b")  # the agents directory changed
+    (holon_env / "agents" / "b").mkdir()  # made by another hand: the agents directory changed
     assert dueindex.needs_full_pass(None)[0]
     dueindex.record_full_pass(None, time.time(), dueindex.signature(), [])
     assert dueindex.needs_full_pass(None)[0]  # it changed too close to the pass to trust
@@ -66,3 +67,26 @@ def test_when_a_pass_must_be_full(holon_env):
     (holon_env / "g").mkdir()  # a missing home came back
     assert dueindex.needs_full_pass(None)[0]
     assert json.loads(record.read_text())["broken"] == [gone]
+
+
+def test_holons_own_changes_keep_the_pass_record_current(holon_env, tmp_path):
+    a = init_home(None, "a")
+    far = init_home(str(tmp_path / "far"), "far")
+    shutil.rmtree(far.root)  # registered, and missing
+    dueindex.ensure()
+    started = time.time() - 10
+    gone = {"agent_id": "far", "home": str(far.root), "status": "missing"}
+    for shard in (None, "0-of-2"):
+        dueindex.record_full_pass(shard, started, dueindex.signature(), [gone])
+    record = Path(dueindex.index_dir(), ".scan.json")
+    b = init_home(None, "b")  # a new home: marked, and the records follow the change
+    assert dueindex.key_of(b.root) in dueindex.listing()
+    assert not dueindex.needs_full_pass(None)[0] and not dueindex.needs_full_pass("0-of-2")[0]
+    assert json.loads(record.read_text())["full_pass_at"] == started  # no pass ran
+    registry.archive("a", a.root)
+    assert not dueindex.needs_full_pass(None)[0]
+    registry.unregister("far")  # a forgotten agent is no longer reported broken
+    assert dueindex.needs_full_pass(None)[:2] == (False, [])
+    (holon_env / "agents" / "c").mkdir()  # another hand's change before holon's: not carried
+    init_home(None, "d")
+    assert dueindex.needs_full_pass(None)[0] and dueindex.needs_full_pass("0-of-2")[0]
