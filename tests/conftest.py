@@ -29,10 +29,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 # The `slow` tests: `pytest -m "not slow"` is the quick subset to run while working; CI runs all.
 # Whole files, chosen for what they do: many real `holon` processes, tasks that run for seconds,
-# crash sweeps, property tests and fuzzing. Everything under e2e/ is slow.
+# crash sweeps, property tests and fuzzing, and the heaviest files of the rest (by --durations), so
+# the quick subset stays under 3 minutes. Everything under e2e/ is slow.
 SLOW = {
+    "agent/test_agent_handle.py",
+    "agent/test_ledger_merge.py",
     "agent/test_timer_hostile.py",
     "cli/test_cli_home.py",
+    "cli/test_cmd_enqueue_fastpath.py",
     "cli/test_cmd_gc.py",
     "cli/test_cmd_keys.py",
     "cli/test_cmd_run_tasks.py",
@@ -54,20 +58,29 @@ SLOW = {
     "console/test_console_app.py",
     "console/test_console_tmux.py",
     "console/test_console_turns.py",
+    "home/test_home_relocate.py",
     "patch/test_apply_patch_corpus.py",
+    "patch/test_apply_patch_grammar.py",
     "patch/test_apply_patch_property.py",
+    "providers/test_agent_turns.py",
+    "providers/test_error_redaction.py",
     "providers/test_long_context.py",
+    "providers/test_outage.py",
     "runtime/test_reliability.py",
     "runtime/test_turns.py",
     "runtime/test_watch.py",
+    "sandbox/test_sandbox_commands.py",
+    "sandbox/test_sandbox_reach.py",
     "store/test_store_durability.py",
     "tasks/test_child_crash.py",
     "tasks/test_child_e2e.py",
     "tasks/test_command_run.py",
+    "tasks/test_lineage_limits.py",
     "tasks/test_recovery_identity.py",
     "tasks/test_task_supervisor.py",
     "tasks/test_task_tty.py",
     "tools/test_apply_patch_concurrency.py",
+    "tools/test_apply_patch_crash.py",
 }
 
 
