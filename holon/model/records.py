@@ -98,6 +98,9 @@ class ContextState(BaseModel):
     calibration: dict[str, Ratio] = Field(default_factory=dict)
     # model ref -> a window learned from a context-length error (smaller than the configured one)
     learned_window: dict[str, Count] = Field(default_factory=dict)
+    # model ref -> successful requests since its learned window last changed (holon.context
+    # .window.probed raises the window after enough of them)
+    window_probe: dict[str, Count] = Field(default_factory=dict)
     last_request: dict[str, Any] | None = None
     last_compaction: dict[str, Any] | None = None
 

@@ -229,6 +229,7 @@ def _learn_window(agent: Agent, timeline: dict, assembly: Any) -> None:
     def apply(s: Any) -> None:
         old = s.context.learned_window.get(model_ref)
         s.context.learned_window[model_ref] = min(old, learned) if old else learned
+        s.context.window_probe.pop(model_ref, None)  # probing starts over from here
 
     agent.update_state(apply)
 

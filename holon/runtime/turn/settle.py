@@ -274,6 +274,10 @@ def _count(
     )
     apply_closure(s, ts, outcome, turn)
     s.context.calibration = window.calibrated(s.context.calibration, ts.observed)
+    ctx = s.context
+    ctx.learned_window, ctx.window_probe = window.probed(
+        ctx.learned_window, ctx.window_probe, ts.observed
+    )
     if ts.last_request is not None:
         s.context.last_request = ts.last_request
     if ts.brief is not None and ts.brief.get("created_at"):
