@@ -103,6 +103,12 @@ class ContextState(BaseModel):
     window_probe: dict[str, Count] = Field(default_factory=dict)
     last_request: dict[str, Any] | None = None
     last_compaction: dict[str, Any] | None = None
+    # the memory files (name -> text) as the stable prefix shows them: taken at the first turn and
+    # at each compaction (holon.context.memoryfiles); None before the first
+    memory_basis: dict[str, str] | None = None
+    # name -> digest of the text the model last saw of each memory file (the basis, or a later
+    # turn context's copy of an edit)
+    memory_shown: dict[str, str] = Field(default_factory=dict)
 
 
 class AgentState(_Record):

@@ -9,7 +9,7 @@ from typing import Any
 from holon import clock
 from holon.agent import nextdue, timers
 from holon.agent.handle import Agent
-from holon.context import progress, window, workingmemory
+from holon.context import memoryfiles, progress, window, workingmemory
 from holon.errors import UsageError
 from holon.model.conversation import ProviderFailure
 from holon.model.records import AgentState, FailureArtifact, TurnTerminalRecord
@@ -278,6 +278,8 @@ def _count(
     ctx.learned_window, ctx.window_probe = window.probed(
         ctx.learned_window, ctx.window_probe, ts.observed
     )
+    shown = next((e for e in ts.entries if e.get("kind") == "turn_context"), None)
+    memoryfiles.settled(ctx, shown)
     if ts.last_request is not None:
         s.context.last_request = ts.last_request
     if ts.brief is not None and ts.brief.get("created_at"):
