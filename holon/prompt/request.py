@@ -57,6 +57,9 @@ class CurrentTurn:
     # the last cut sent: within a turn the cut only deepens, so a budget that wobbles with
     # calibration never makes the prompt undo and redo the same cut
     cut: fit.TurnCut = field(default_factory=lambda: fit.TurnCut(0, 0))
+    # the episode block of the last round and what it was made for (window start, budget,
+    # compaction epoch): it changes only at a compaction, so later rounds reuse it
+    episodes: tuple[tuple[int, int, int], tuple[str, list[str]]] | None = None
 
 
 @dataclass
@@ -305,6 +308,20 @@ def episode_block(agent: Agent, start: int, budget_raw: int) -> tuple[str, list[
         parts.append(intro)
         parts += [text for _, text in chosen]
     return "\n\n".join(parts), [r["id"] for r, _ in chosen]
+
+
+def _episodes(
+    agent: Agent, current: CurrentTurn | None, start: int, budget_raw: int, epoch: int
+) -> tuple[str, list[str]]:
+    """The episode block (episode_block), made once per turn and compaction: later rounds of the
+    turn reuse it."""
+    key = (start, budget_raw, epoch)
+    if current is not None and current.episodes is not None and current.episodes[0] == key:
+        return current.episodes[1]
+    made = episode_block(agent, start, budget_raw)
+    if current is not None:
+        current.episodes = (key, made)
+    return made
 
 
 # -- the whole request ---------------------------------------------------------------------------
@@ -610,7 +627,8 @@ def assemble_request(
     prior, sz = fitted.prior, fitted.sizing
     if fitted.moved:
         state = agent.state()
-    ep_text, ep_ids = episode_block(agent, fitted.start, sz.ep_cap)
+    epoch = state.context.compression_epoch
+    ep_text, ep_ids = _episodes(agent, current, fitted.start, sz.ep_cap, epoch)
     ep_tokens = window.estimate(ep_text) if ep_text else 0
     prior_tokens = sum(prior.tokens)
     room = sz.raw_budget - sz.fixed - ep_tokens - prior_tokens

@@ -122,11 +122,13 @@ def _provider_round(
 ) -> tuple[ProviderResponse, dict, dict]:
     t0 = time.monotonic()
     assembly = context.build_request(agent, chain[0], ts)
+    built = time.monotonic() - t0
     agent.telemetry(
         "turn_context_built",
         turn_id=ts.turn_id,
         message_id=ts.message.id,
-        context_build_ms=int((time.monotonic() - t0) * 1000),
+        context_build_ms=int(built * 1000),
+        context_build_us=int(built * 1_000_000),  # for comparisons below a millisecond
         conversation_items=len(assembly.request.conversation),
         estimated_tokens=assembly.manifest["estimated_tokens"],
         prompt_budget=assembly.manifest["prompt_budget"],
