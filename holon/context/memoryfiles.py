@@ -2,7 +2,8 @@
 them as of the last compaction (the basis); an edit since is shown once, as the file now reads, in
 the next turn's turn context, and the basis catches up at the next compaction.
 
-1. The first turn of an agent without a basis takes the files as they are (`basis_of`).
+1. The first turn of an agent without a basis shows the files as they are; its settle makes
+   them, as they were when it began, the basis (`rebased`).
 2. Each turn context shows every file whose text differs from what the model last saw
    (`context.memory_shown`: digests of the basis, or of a later turn context's copy) (`edits`).
 3. The turn's settle moves `memory_shown` to what its turn context showed, unless a compaction

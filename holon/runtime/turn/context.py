@@ -107,7 +107,12 @@ def record_turn_context(agent: Agent, ts: Any) -> None:
         if wm.current
         else []
     )
-    edits, shown = _memory_edits(agent, state.context)
+    ctx = state.context
+    if ctx.memory_basis is None:  # the first turn: the settle makes the files as they are the basis
+        ts.memory_basis = memoryfiles.current(agent.home)
+        edits, shown = [], memoryfiles.digests(ts.memory_basis)
+    else:
+        edits, shown = memoryfiles.edits(agent.home, ctx)
     text = turncontext.text(
         agent,
         execution_root=root,
@@ -128,21 +133,6 @@ def record_turn_context(agent: Agent, ts: Any) -> None:
     )
     ts.entries.append(entry)
     ts.prompted_revision = wm.revision
-
-
-def _memory_edits(agent: Agent, ctx: Any) -> tuple[list[str], dict[str, str]]:
-    """(turn-context lines, what the model will have seen) of the memory files. An agent with no
-    basis yet takes the files as they are for it, once (holon.context.memoryfiles)."""
-    if ctx.memory_basis is not None:
-        return memoryfiles.edits(agent.home, ctx)
-    texts = memoryfiles.current(agent.home)
-
-    def apply(s: Any) -> None:
-        if s.context.memory_basis is None:
-            memoryfiles.rebased(s.context, texts)
-
-    agent.update_state(apply)
-    return [], memoryfiles.digests(texts)
 
 
 def _calibration(agent: Agent, ts: Any) -> dict[str, float]:

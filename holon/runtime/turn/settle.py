@@ -278,6 +278,8 @@ def _count(
     ctx.learned_window, ctx.window_probe = window.probed(
         ctx.learned_window, ctx.window_probe, ts.observed
     )
+    if ctx.memory_basis is None and ts.memory_basis is not None:
+        memoryfiles.rebased(ctx, ts.memory_basis)
     shown = next((e for e in ts.entries if e.get("kind") == "turn_context"), None)
     memoryfiles.settled(ctx, shown)
     if ts.last_request is not None:
