@@ -32,7 +32,8 @@ PLANT_AT = (1, 10, 50, 150)
 # about 19 KB of log lines a turn
 CMD = "seq -f 'worker %g: processed batch of records, status ok' 1 380"
 # (planted sentence, operator's paraphrased question, natural CLI query, marker): the marker is
-# in the sentence and in neither the question nor the query
+# in the sentence and in neither the question nor the query; each question shares a word or two
+# with its sentence (the index matches words, it does not stem them)
 FACTS = (
     (
         "We chose PostgreSQL for the billing service because it gives us row-level locking.",
@@ -47,9 +48,9 @@ FACTS = (
         "Frankfurt",
     ),
     (
-        "Releases are frozen every Thursday after 15:00 UTC.",
-        "When does the weekly release freeze start?",
-        "releases frozen",
+        "The weekly release freeze begins every Thursday at 15:00 UTC.",
+        "When does the release freeze start each week?",
+        "release freeze",
         "Thursday",
     ),
     (
@@ -126,7 +127,7 @@ FACTS = (
     ),
     (
         "Password hashing uses argon2id with 64 MiB of memory.",
-        "How do we hash passwords?",
+        "What algorithm do we use for password hashing?",
         "password hashing",
         "argon2id",
     ),
