@@ -5,8 +5,8 @@ Reports, against turn 100 of the same run: the size of the request sent (the ass
 estimated tokens, median of 20 turns; target <= 1.2x), the largest request against the budget,
 and, measured interleaved, the per-turn runtime overhead (tick wall time) and the context build
 time per turn (targets <= 1.2x): the home as it was at turn 100 and the home at turn 1,000 each
-run one more turn, alternately, and each figure is the median of the per-pair ratios (min and
-max shown), so that load on the machine hits both sides alike.
+run one more turn, alternately and each first every other pair, and each figure is the median
+of the per-pair ratios (min and max shown), so that load on the machine hits both sides alike.
 Run: PYTHONPATH=. python benchmarks/bench_context.py [--quick]
 """
 
@@ -62,20 +62,21 @@ def build_seconds(root: Path, agent_id: str) -> float:
 
 
 def interleaved(early: Path, late: Path, agent_id: str, reps: int, tmp: Path) -> dict[str, list]:
-    """The early and the late home run one turn each, alternately (after one turn each to warm
-    up): per pair, the tick wall time and the context build time (all rounds) of each, in ms."""
+    """The early and the late home run one turn each, alternately, each going first every other
+    pair (after one turn each to warm up): per pair, the tick wall time and the context build
+    time (all rounds) of each, in ms."""
     script = tmp / "measure.jsonl"
     write_script(script, reps + 2, tag="m")
     model = f"scripted/{script}"
     pairs: dict[str, list] = {"wall": [], "build": []}
     for i in range(reps + 1):
-        wall_a = turn(early, agent_id, f"measure {i}", model)
-        build_a = build_seconds(early, agent_id)
-        wall_b = turn(late, agent_id, f"measure {i}", model)
-        build_b = build_seconds(late, agent_id)
+        seen = {}
+        for root in (early, late) if i % 2 == 0 else (late, early):
+            wall = turn(root, agent_id, f"measure {i}", model)
+            seen[root] = (wall * 1000, build_seconds(root, agent_id) * 1000)
         if i:
-            pairs["wall"].append((wall_a * 1000, wall_b * 1000))
-            pairs["build"].append((build_a * 1000, build_b * 1000))
+            pairs["wall"].append((seen[early][0], seen[late][0]))
+            pairs["build"].append((seen[early][1], seen[late][1]))
     return pairs
 
 
@@ -100,7 +101,7 @@ def verdict(ratio: float, target: float = 1.2) -> str:
 def main() -> int:
     quick = "--quick" in sys.argv
     turns = 300 if quick else 1000
-    reps = 9 if quick else 21
+    reps = 11 if quick else 31
     tmp = Path(tempfile.mkdtemp(prefix="holon-bench-context-"))
     root = tmp / "home"
     os.environ.update(HOLON_HOME=str(root), HOLON_CONTEXT_WINDOW=str(WINDOW))
