@@ -7,7 +7,10 @@ Targets (docs/architecture.md section 13): idle tick <= 1.5x `python -c "import 
 `transcript --tail 50` on a 1M-entry ledger <= 2x on a 1k ledger; per-round runtime overhead
 independent of ledger size (1M vs 1k entries <= 1.2x). Subprocess figures are CPU time (user +
 system), steadier than elapsed time on a shared machine. Then each benchmark of SUBBENCHMARKS
-runs with its own TMPDIR, removed after it (what it left there is reported).
+runs with its own TMPDIR, removed after it (what it left there is reported). Among them:
+bench_idle_scale.py (`tick --all` over 10,000 idle agents <= 2x one idle tick, and `watch`),
+bench_context.py (context build at turn 1,000 <= 1.2x turn 100, interleaved) and bench_recall.py
+(facts planted early in a long run: visible, found in-turn, found by the CLI, lost).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ SUBBENCHMARKS = (
     "bench_context.py",
     "bench_memory.py",
     "bench_retention.py",
+    "bench_recall.py",  # facts planted early in a long run: visible, found, lost
 )
 
 

@@ -104,10 +104,16 @@ def _sandbox_line(sb: dict) -> str:
 def _context_line(ctx: dict) -> str:
     window = ctx.get("context_window")
     used = ctx.get("last_request_tokens")
+    learned = ctx.get("learned_window")
+    of_window = f"{window}-token window" + (
+        f" (learned; {ctx['configured_window']} configured)" if learned else ""
+    )
     use = (
-        f"{used} of {window} tokens ({ctx['use_of_window']:.0%}) in the last request"
+        f"{used} tokens in the last request: {_share(ctx, 'use_of_budget')} of the "
+        f"{ctx['prompt_budget']}-token compaction budget, {_share(ctx, 'use_of_window')} "
+        f"of the {of_window}"
         if used and window
-        else f"window {window} tokens, no request yet"
+        else f"{of_window}, no request yet"
         if window
         else "no model"
     )
@@ -118,6 +124,11 @@ def _context_line(ctx: dict) -> str:
         else "never compacted"
     )
     return f"context:  {use} · {ctx['episodes']} episode(s) · {compacted}"
+
+
+def _share(ctx: dict, key: str) -> str:
+    value = ctx.get(key)
+    return "?" if value is None else f"{value:.0%}"
 
 
 def _follow(path, offset: int, render) -> None:

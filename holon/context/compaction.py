@@ -15,7 +15,7 @@ from typing import Any
 
 from holon import clock
 from holon.agent.handle import Agent
-from holon.context import episodes, evidence, workingmemory
+from holon.context import episodes, evidence, memoryfiles, workingmemory
 from holon.context.history import Turn
 from holon.model.records import AgentState
 from holon.store import jsonl
@@ -75,9 +75,12 @@ def fold(
     turn_id: str | None,
     before_tokens: int,
     after_tokens: int,
+    memory: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Fold `dropped` (the oldest turns of the window) into episodes and start the window at
-    `new_start`. Returns the compaction record kept in state and in the event."""
+    `new_start`; `memory` (the memory files as they are, when not given) becomes the prefix's
+    (holon.context.memoryfiles). Returns the compaction record kept in state and in the
+    event."""
     state = agent.state()
     ctx, wm = state.context, state.working_memory.model_copy(deep=True)
     builder = wm.active_episode_builder
@@ -116,6 +119,7 @@ def fold(
         "after_tokens": after_tokens,
     }
     snapshot = workingmemory.render(wm.current)
+    memory = memoryfiles.current(agent.home) if memory is None else memory
 
     def apply(s: AgentState) -> None:
         c = s.context
@@ -127,6 +131,7 @@ def fold(
         c.snapshot = snapshot
         c.snapshot_revision = wm.revision
         c.last_compaction = record
+        memoryfiles.rebased(c, memory)
         if records:
             c.episodes_through = max(
                 c.episodes_through, max(r["transcript"]["end_offset"] for r in records)

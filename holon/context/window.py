@@ -3,7 +3,8 @@ estimates calibrated against what the provider reports.
 
 Estimates are cheap (UTF-8 bytes / 4) and then scaled by a per-model ratio learned from the
 provider's `input_tokens` for the previous request, so they track the real tokenizer without
-importing one. A context-length error teaches a smaller window for that model.
+importing one. A context-length error teaches a smaller window for that model; successful
+requests probe it back up, a step at a time, to the configured window (`probed`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ SAFETY = 0.95  # estimates are estimates: keep 5% of the window free
 RATIO_BOUNDS = (1.0, 3.0)
 # a learned window never drops below this share of the configured one
 MIN_LEARNED = 0.125
+# after this many successful requests on a learned window, try one a step larger; a window that
+# overflows again is learned anew and its probing starts over
+PROBE_REQUESTS = 10
+PROBE_GROWTH = 1.25
 
 
 def estimate(text: str) -> int:
@@ -128,3 +133,26 @@ def observe(old: float | None, estimated: int, actual: int) -> float | None:
     if old is None:
         return round(seen, 4)
     return round(0.5 * old + 0.5 * seen, 4)
+
+
+def probed(
+    learned: dict[str, int], streak: dict[str, int], observed: list[tuple[str, int, int]]
+) -> tuple[dict[str, int], dict[str, int]]:
+    """(learned windows, successful requests since each last changed) after the successful
+    requests `observed` (model ref, estimate, provider count). Every PROBE_REQUESTS of them on a
+    model with a learned window raise it by PROBE_GROWTH, never above the configured window; one
+    that reaches it is forgotten (the configured window applies again)."""
+    learned, streak = dict(learned), dict(streak)
+    for model_ref, _, _ in observed:
+        if model_ref not in learned:
+            continue
+        streak[model_ref] = streak.get(model_ref, 0) + 1
+        if streak[model_ref] < PROBE_REQUESTS:
+            continue
+        streak.pop(model_ref)
+        raised = max(learned[model_ref] + 1, int(learned[model_ref] * PROBE_GROWTH))
+        if raised >= configured_window(model_ref):
+            learned.pop(model_ref)
+        else:
+            learned[model_ref] = raised
+    return learned, {ref: n for ref, n in streak.items() if ref in learned}

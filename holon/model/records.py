@@ -98,8 +98,17 @@ class ContextState(BaseModel):
     calibration: dict[str, Ratio] = Field(default_factory=dict)
     # model ref -> a window learned from a context-length error (smaller than the configured one)
     learned_window: dict[str, Count] = Field(default_factory=dict)
+    # model ref -> successful requests since its learned window last changed (holon.context
+    # .window.probed raises the window after enough of them)
+    window_probe: dict[str, Count] = Field(default_factory=dict)
     last_request: dict[str, Any] | None = None
     last_compaction: dict[str, Any] | None = None
+    # the memory files (name -> text) as the stable prefix shows them: taken at the first turn and
+    # at each compaction (holon.context.memoryfiles); None before the first
+    memory_basis: dict[str, str] | None = None
+    # name -> digest of the text the model last saw of each memory file (the basis, or a later
+    # turn context's copy of an edit)
+    memory_shown: dict[str, str] = Field(default_factory=dict)
 
 
 class AgentState(_Record):

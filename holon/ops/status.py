@@ -112,21 +112,26 @@ def _lifecycle(home: Home, state: dict[str, Any]) -> dict[str, Any]:
 
 
 def _context(state: dict[str, Any], model: dict[str, Any]) -> dict[str, Any]:
-    """Context use against the window, episodes and the last compaction, from state alone."""
+    """Context use against the compaction budget and against the window, episodes and the last
+    compaction, from state alone."""
     ctx, wm = state["context"], state["working_memory"]
     last = ctx["last_request"] or {}
     ref = last.get("model_ref") or model.get("effective_model")
     window_tokens = last.get("context_window") or (window.configured_window(ref) if ref else None)
     used = last.get("input_tokens") or last.get("estimated_tokens")
+    budget = last.get("prompt_budget")
     return {
         "model_ref": ref,
         "context_window": window_tokens,
+        "configured_window": window.configured_window(ref) if ref else None,
         "learned_window": ctx["learned_window"].get(ref) if ref else None,
-        "prompt_budget": last.get("prompt_budget"),
+        "prompt_budget": budget,
         "last_request_tokens": used,
         "last_request_estimated_tokens": last.get("estimated_tokens"),
         "last_request_cached_tokens": last.get("cache_read_input_tokens"),
         "use_of_window": round(used / window_tokens, 3) if used and window_tokens else None,
+        # the prompt is compacted when it would pass the budget: this is how near that is
+        "use_of_budget": round(used / budget, 3) if used and budget else None,
         "calibration_ratio": ctx["calibration"].get(ref) if ref else None,
         "episodes": wm["archived_episode_count"],
         "open_episode_turns": (wm["active_episode_builder"] or {}).get("turns", 0),

@@ -42,7 +42,8 @@ Your context is bounded and you live for a long time: turns that leave the conve
 window are kept as episode summaries beside a working-memory record, and an older tool \
 result of a long turn may be shown as a summary that names the file holding its full \
 output. Keep what must last in memory/self.md (about yourself and your work) and \
-memory/operator.md (about your operator); both are shown to you every turn."""
+memory/operator.md (about your operator); both are shown to you every turn (an edit first \
+as a copy in the next turn context, then here after the next compaction)."""
 
 INSTRUCTIONS_BYTES = 128 << 10  # of an AGENTS.md or CLAUDE.md (about 32k tokens); more is cut
 REFUSED_GUIDANCE = (
@@ -86,10 +87,12 @@ def system_blocks(
     tool_guidance: list[str],
     workspace_root: Path | None = None,
     refused: list[confined.Refused] | None = None,
+    memory: list[tuple[str, str, str]] | None = None,
 ) -> list[PromptBlock]:
     """The stable blocks after the policy, in contract order; the last carries the cache
     breakpoint. A file left out (holon.confined) is named in a `refused_files` block and, given
-    `refused`, appended to it."""
+    `refused`, appended to it. `memory`: the memory files as the prefix shows them
+    (holon.context.memoryfiles, as of the last compaction); None: as they are."""
     refused = [] if refused is None else refused
     blocks = [
         PromptBlock(name="mode_guidance", text=EVENT_GUIDANCE),
@@ -106,7 +109,8 @@ def system_blocks(
                 text=f"# Agent instructions ({home.agents_md})\n\n{agents_md}",
             )
         )
-    for name, path, text in workingmemory.memory_files(home, refused):
+    files = workingmemory.memory_files(home, refused)  # a refused one is named even so
+    for name, path, text in files if memory is None else memory:
         blocks.append(
             PromptBlock(
                 name=f"memory_{name}",
@@ -154,8 +158,11 @@ def build_frame(
     episode_block: str = "",
     working_memory_revision: int = 0,
     compression_epoch: int = 0,
+    blocks: list[PromptBlock] | None = None,
 ) -> PromptFrame:
-    blocks = system_blocks(home, tool_guidance=tool_guidance, workspace_root=workspace_root)
+    """The frame of a request; `blocks` are the system blocks when the caller has them."""
+    if blocks is None:
+        blocks = system_blocks(home, tool_guidance=tool_guidance, workspace_root=workspace_root)
     stable_text = POLICY + "".join(b.text for b in blocks)
     context = (
         [PromptBlock(name="episodes", text=episode_block, cache_breakpoint=True)]

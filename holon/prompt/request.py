@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from holon.agent.handle import Agent
-from holon.context import compaction, episodes, fit, history, window
+from holon.context import compaction, episodes, fit, history, memoryfiles, window, workingmemory
 from holon.model.conversation import (
     ProviderRequest,
     ToolDefinition,
@@ -57,6 +57,9 @@ class CurrentTurn:
     # the last cut sent: within a turn the cut only deepens, so a budget that wobbles with
     # calibration never makes the prompt undo and redo the same cut
     cut: fit.TurnCut = field(default_factory=lambda: fit.TurnCut(0, 0))
+    # the episode block of the last round and what it was made for (window start, budget,
+    # compaction epoch): it changes only at a compaction, so later rounds reuse it
+    episodes: tuple[tuple[int, int, int], tuple[str, list[str]]] | None = None
 
 
 @dataclass
@@ -307,6 +310,20 @@ def episode_block(agent: Agent, start: int, budget_raw: int) -> tuple[str, list[
     return "\n\n".join(parts), [r["id"] for r, _ in chosen]
 
 
+def _episodes(
+    agent: Agent, current: CurrentTurn | None, start: int, budget_raw: int, epoch: int
+) -> tuple[str, list[str]]:
+    """The episode block (episode_block), made once per turn and compaction: later rounds of the
+    turn reuse it."""
+    key = (start, budget_raw, epoch)
+    if current is not None and current.episodes is not None and current.episodes[0] == key:
+        return current.episodes[1]
+    made = episode_block(agent, start, budget_raw)
+    if current is not None:
+        current.episodes = (key, made)
+    return made
+
+
 # -- the whole request ---------------------------------------------------------------------------
 
 
@@ -347,13 +364,15 @@ def _compact(
     plan: DropPlan,
     dropped: list[history.Turn],
     budget: window.Budget,
+    memory: dict[str, str],
     *,
     persist: bool,
     reason: str,
     turn_id: str | None,
 ) -> dict[str, Any]:
-    """The write: fold the dropped turns into episodes and move the window (holon.context
-    .compaction). Without `persist` it is only described, for the manifest."""
+    """The write: fold the dropped turns into episodes, move the window and make `memory` the
+    memory files of the prefix (holon.context.compaction). Without `persist` it is only
+    described, for the manifest."""
     if not persist:
         return {"planned": True, "folded_turns": plan.count, "window_start": plan.new_start}
     return compaction.fold(
@@ -364,6 +383,7 @@ def _compact(
         turn_id=turn_id,
         before_tokens=budget.scaled(plan.before),
         after_tokens=budget.scaled(plan.after),
+        memory=memory,
     )
 
 
@@ -447,6 +467,26 @@ class Sizing:
     refused: list[Any]  # files left out of the prompt (holon.confined), for the manifest
     fixed: int
     ep_cap: int  # tokens for the episode block
+    guidance: list[str]
+    workspace_root: Path
+    # the memory files as the stable prefix shows them (holon.context.memoryfiles); None: as
+    # they are now, which a compaction makes the prefix's
+    memory: list[tuple[str, str, str]] | None
+
+
+def _fixed(agent: Agent, sz: Sizing, memory: list[tuple[str, str, str]] | None) -> Sizing:
+    """`sz` with its system blocks and fixed part for the memory files `memory`."""
+    refused: list[Any] = []
+    blocks = assemble.system_blocks(
+        agent.home,
+        tool_guidance=sz.guidance,
+        workspace_root=sz.workspace_root,
+        refused=refused,
+        memory=memory,
+    )
+    fixed = window.estimate(assemble.POLICY) + window.estimate(sz.tools_json)
+    fixed += sum(window.estimate(b.text) + 2 for b in blocks)
+    return replace(sz, blocks=blocks, refused=refused, fixed=fixed, memory=memory)
 
 
 def _sizing(
@@ -469,14 +509,9 @@ def _sizing(
     raw_budget = int(budget.prompt / budget.ratio)
     if tools_json is None:
         tools_json = json.dumps([d.model_dump() for d in defs], sort_keys=True)
-    refused: list[Any] = []
-    blocks = assemble.system_blocks(
-        agent.home, tool_guidance=guidance, workspace_root=workspace_root, refused=refused
-    )
-    fixed = window.estimate(assemble.POLICY) + window.estimate(tools_json)
-    fixed += sum(window.estimate(b.text) + 2 for b in blocks)
     ep_cap = min(int(raw_budget * EPISODE_SHARE), EPISODE_MAX)
-    return Sizing(budget, raw_budget, tools_json, blocks, refused, fixed, ep_cap)
+    sz = Sizing(budget, raw_budget, tools_json, [], [], 0, ep_cap, guidance, workspace_root, None)
+    return _fixed(agent, sz, memoryfiles.prefix_files(agent.home, ctx))
 
 
 @dataclass
@@ -486,6 +521,7 @@ class Fitted:
 
     prior: PriorCache
     start: int  # where the window starts
+    sizing: Sizing
     compaction: dict[str, Any] | None = None
     moved: bool = False
 
@@ -499,7 +535,9 @@ def _fit_window(
     persist: bool,
     reason: str,
 ) -> Fitted:
-    """Read the prior turns, plan what to drop (plan_drop) and, with `persist`, write it."""
+    """Read the prior turns, plan what to drop (plan_drop) and, with `persist`, write it. A
+    compaction makes the memory files as they are the prefix's (holon.context.memoryfiles): the
+    drop is planned with them."""
     ctx = agent.state().context
     stop = current.offset if current is not None else None
     max_scan = max(MIN_SCAN_BYTES, sz.raw_budget * 16)
@@ -509,18 +547,25 @@ def _fit_window(
         _rebase(agent, prior.rebase)
         prior.start, prior.rebase = prior.rebase, None
         ctx, moved = agent.state().context, True
-    plan = plan_drop(prior, sz.fixed, sz.ep_cap, _current_full(agent, current), sz.raw_budget, stop)
+    current_full = _current_full(agent, current)
+    plan = plan_drop(prior, sz.fixed, sz.ep_cap, current_full, sz.raw_budget, stop)
     if not plan.count:
-        return Fitted(prior, ctx.window_start, None, moved)
+        return Fitted(prior, ctx.window_start, sz, None, moved)
+    live = workingmemory.memory_files(agent.home)
+    if sz.memory != live:
+        sz = _fixed(agent, sz, live)
+        again = plan_drop(prior, sz.fixed, sz.ep_cap, current_full, sz.raw_budget, stop)
+        plan = again if again.count else plan  # shorter files: the first plan drops enough
     dropped = prior.turns[: plan.count]
     prior = _drop_prior(prior, plan.count)
     turn_id = current.turn_id if current else None
+    memory = {name: text for name, _, text in live}
     info = _compact(
-        agent, plan, dropped, sz.budget, persist=persist, reason=reason, turn_id=turn_id
+        agent, plan, dropped, sz.budget, memory, persist=persist, reason=reason, turn_id=turn_id
     )
     if not persist:
-        return Fitted(prior, plan.new_start, info, moved)  # type: ignore[arg-type]
-    return Fitted(prior, agent.state().context.window_start, info, True)
+        return Fitted(prior, plan.new_start, sz, info, moved)  # type: ignore[arg-type]
+    return Fitted(prior, agent.state().context.window_start, sz, info, True)
 
 
 def _manifest(
@@ -579,10 +624,11 @@ def assemble_request(
         calibration, tools_json,
     )  # fmt: skip
     fitted = _fit_window(agent, sz, current, cache, persist=persist, reason=reason)
-    prior = fitted.prior
+    prior, sz = fitted.prior, fitted.sizing
     if fitted.moved:
         state = agent.state()
-    ep_text, ep_ids = episode_block(agent, fitted.start, sz.ep_cap)
+    epoch = state.context.compression_epoch
+    ep_text, ep_ids = _episodes(agent, current, fitted.start, sz.ep_cap, epoch)
     ep_tokens = window.estimate(ep_text) if ep_text else 0
     prior_tokens = sum(prior.tokens)
     room = sz.raw_budget - sz.fixed - ep_tokens - prior_tokens
@@ -596,7 +642,7 @@ def assemble_request(
         agent.home, tool_guidance=guidance, workspace_root=workspace_root,
         tools_digest=sz.tools_json, episode_block=ep_text,
         working_memory_revision=state.working_memory.revision,
-        compression_epoch=state.context.compression_epoch,
+        compression_epoch=state.context.compression_epoch, blocks=sz.blocks,
     )  # fmt: skip
     request = ProviderRequest(
         model_ref=model_ref,

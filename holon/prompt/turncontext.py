@@ -2,8 +2,8 @@
 the transcript so later rounds and turns extend the prompt append-only.
 
 It holds what changes from turn to turn: the time, the agent's status and working directory, an
-active external trigger, the work queue, and what changed in working memory since the model last
-saw it.
+active external trigger, the work queue, what changed in working memory since the model last saw
+it, and a memory file edited since (holon.context.memoryfiles).
 """
 
 from __future__ import annotations
@@ -17,7 +17,13 @@ from holon.store.atomic import read_json
 
 
 def text(
-    agent: Agent, *, execution_root: Path, cwd: Path, memory_delta: list[str], revision: int
+    agent: Agent,
+    *,
+    execution_root: Path,
+    cwd: Path,
+    memory_delta: list[str],
+    revision: int,
+    memory_edits: list[str] | None = None,
 ) -> str:
     state = agent.state()
     lines = [
@@ -36,6 +42,7 @@ def text(
     if memory_delta:
         lines += ["", f"## Working memory (revision {revision}), changes since you last saw it"]
         lines += memory_delta
+    lines += memory_edits or []
     work = workqueue.projection(agent)
     if work:
         lines += ["", work]

@@ -131,3 +131,25 @@ def test_observe_clamps_and_smooths():
     assert window.observe(1.2, 1000, 0) == 1.2  # no usage reported: unchanged
     assert window.observe(None, 0, 500) is None
     assert window.observe(None, 3000, 4000) == 1.3333  # rounded
+
+
+def test_a_learned_window_is_probed_back_up_to_the_configured_one(monkeypatch):
+    monkeypatch.setenv("HOLON_CONTEXT_WINDOW", "100000")
+    ok = ("x/y", 1000, 1100)  # one successful request on the model
+    learned, streak = {"x/y": 40_000, "z/w": 9_000}, {}
+    learned, streak = window.probed(learned, streak, [ok] * (window.PROBE_REQUESTS - 1))
+    assert learned == {"x/y": 40_000, "z/w": 9_000}  # not yet: too few successes
+    assert streak == {"x/y": window.PROBE_REQUESTS - 1}
+    learned, streak = window.probed(learned, streak, [ok])
+    assert learned["x/y"] == int(40_000 * window.PROBE_GROWTH) and streak == {}
+    assert learned["z/w"] == 9_000  # only the model that succeeded
+    seen = [learned["x/y"]]
+    for _ in range(20):
+        learned, streak = window.probed(learned, streak, [ok] * window.PROBE_REQUESTS)
+        if "x/y" not in learned:
+            break
+        seen.append(learned["x/y"])
+    assert "x/y" not in learned  # back at the configured window: forgotten
+    assert all(w < 100_000 for w in seen) and seen == sorted(seen)
+    # a model with no learned window is left alone
+    assert window.probed({}, {}, [ok] * 30) == ({}, {})

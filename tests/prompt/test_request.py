@@ -334,6 +334,23 @@ def test_prior_turns_are_read_once_per_turn(agent, small_window):
     assert again.request.conversation == first.request.conversation
 
 
+def test_the_episode_block_is_made_once_per_turn_and_compaction(agent, small_window, monkeypatch):
+    a = Agent(agent)
+    for i in range(30):
+        _prior_turn(a, i, remember=True)
+        _assemble(a)  # compacts as needed: episodes to show
+    made = []
+    block = request.episode_block
+    monkeypatch.setattr(request, "episode_block", lambda *args: made.append(args) or block(*args))
+    current = _current_turn(a, 1)
+    first = _assemble(a, current)
+    assert first.manifest["episodes"] and len(made) == 1
+    again = _assemble(a, current)  # the next round of the same turn
+    assert len(made) == 1 and again.request.frame == first.request.frame
+    _assemble(a, _current_turn(a, 1))  # another turn makes it anew
+    assert len(made) == 2
+
+
 def test_a_never_compacted_huge_transcript_is_read_from_its_tail(agent, small_window, monkeypatch):
     monkeypatch.setattr(request, "MIN_SCAN_BYTES", 0)  # scan 16 bytes a budget token
     a = Agent(agent)

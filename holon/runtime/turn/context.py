@@ -9,7 +9,7 @@ from typing import Any
 from holon import config
 from holon.agent import budget, profiles, workspaces
 from holon.agent.handle import Agent
-from holon.context import window, workingmemory
+from holon.context import memoryfiles, window, workingmemory
 from holon.model.conversation import UserItem
 from holon.patch.guidance import prompt_guidance
 from holon.prompt import request, turncontext, workqueue
@@ -97,16 +97,29 @@ def max_output_tokens() -> int:
 def record_turn_context(agent: Agent, ts: Any) -> None:
     """Write the turn-scoped context once, right after the turn's message, and hand the pending
     working-memory delta to it. The prompted base moves in the settle's state write (or the
-    deferral's): a crash before it shows the same delta again next turn, never loses it."""
+    deferral's): a crash before it shows the same delta again next turn, never loses it. So do
+    the memory files' edits since the model last saw them (holon.context.memoryfiles)."""
     root, cwd = execution_root(agent)
-    wm = agent.state().working_memory
+    state = agent.state()
+    wm = state.working_memory
     delta = (
         workingmemory.delta(wm.last_prompted, workingmemory.render(wm.current))
         if wm.current
         else []
     )
+    ctx = state.context
+    if ctx.memory_basis is None:  # the first turn: the settle makes the files as they are the basis
+        ts.memory_basis = memoryfiles.current(agent.home)
+        edits, shown = [], memoryfiles.digests(ts.memory_basis)
+    else:
+        edits, shown = memoryfiles.edits(agent.home, ctx)
     text = turncontext.text(
-        agent, execution_root=root, cwd=cwd, memory_delta=delta, revision=wm.revision
+        agent,
+        execution_root=root,
+        cwd=cwd,
+        memory_delta=delta,
+        revision=wm.revision,
+        memory_edits=edits,
     )
     entry = agent.transcript(
         "turn_context",
@@ -114,7 +127,9 @@ def record_turn_context(agent: Agent, ts: Any) -> None:
         message_id=ts.message.id,
         text=text,
         working_memory_revision=wm.revision,
-        workspace_id=agent.state().active_workspace_id,
+        workspace_id=state.active_workspace_id,
+        memory_shown=shown,
+        compression_epoch=state.context.compression_epoch,
     )
     ts.entries.append(entry)
     ts.prompted_revision = wm.revision

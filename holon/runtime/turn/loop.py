@@ -122,11 +122,13 @@ def _provider_round(
 ) -> tuple[ProviderResponse, dict, dict]:
     t0 = time.monotonic()
     assembly = context.build_request(agent, chain[0], ts)
+    built = time.monotonic() - t0
     agent.telemetry(
         "turn_context_built",
         turn_id=ts.turn_id,
         message_id=ts.message.id,
-        context_build_ms=int((time.monotonic() - t0) * 1000),
+        context_build_ms=int(built * 1000),
+        context_build_us=int(built * 1_000_000),  # for comparisons below a millisecond
         conversation_items=len(assembly.request.conversation),
         estimated_tokens=assembly.manifest["estimated_tokens"],
         prompt_budget=assembly.manifest["prompt_budget"],
@@ -229,6 +231,7 @@ def _learn_window(agent: Agent, timeline: dict, assembly: Any) -> None:
     def apply(s: Any) -> None:
         old = s.context.learned_window.get(model_ref)
         s.context.learned_window[model_ref] = min(old, learned) if old else learned
+        s.context.window_probe.pop(model_ref, None)  # probing starts over from here
 
     agent.update_state(apply)
 

@@ -9,10 +9,15 @@ from typing import Any
 from holon import clock
 from holon.agent import nextdue, timers
 from holon.agent.handle import Agent
-from holon.context import progress, window, workingmemory
+from holon.context import memoryfiles, progress, window, workingmemory
 from holon.errors import UsageError
 from holon.model.conversation import ProviderFailure
-from holon.model.records import AgentState, FailureArtifact, TurnTerminalRecord
+from holon.model.records import (
+    AgentState,
+    ContextState,
+    FailureArtifact,
+    TurnTerminalRecord,
+)
 from holon.runtime.turn import skills
 from holon.runtime.turn.closure import TurnOutcome, apply_closure, turn_outcome
 from holon.runtime.turn.state import TurnResult, TurnState, idle
@@ -273,12 +278,26 @@ def _count(
         message_id=ts.message.id,
     )
     apply_closure(s, ts, outcome, turn)
-    s.context.calibration = window.calibrated(s.context.calibration, ts.observed)
-    if ts.last_request is not None:
-        s.context.last_request = ts.last_request
+    _context(s.context, ts)
     if ts.brief is not None and ts.brief.get("created_at"):
         s.last_brief_at = max(s.last_brief_at or "", ts.brief["created_at"])
     prompted(s, ts)
+
+
+def _context(ctx: ContextState, ts: TurnState) -> None:
+    """What the turn's requests taught: the calibration, a learned window probed back up
+    (holon.context.window), the last request; and the memory files the model has now seen
+    (holon.context.memoryfiles)."""
+    ctx.calibration = window.calibrated(ctx.calibration, ts.observed)
+    ctx.learned_window, ctx.window_probe = window.probed(
+        ctx.learned_window, ctx.window_probe, ts.observed
+    )
+    if ts.last_request is not None:
+        ctx.last_request = ts.last_request
+    if ctx.memory_basis is None and ts.memory_basis is not None:
+        memoryfiles.rebased(ctx, ts.memory_basis)
+    shown = next((e for e in ts.entries if e.get("kind") == "turn_context"), None)
+    memoryfiles.settled(ctx, shown)
 
 
 def prompted(s: AgentState, ts: TurnState) -> None:

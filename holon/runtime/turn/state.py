@@ -93,6 +93,9 @@ class TurnState:
     # the working-memory revision this turn's turn_context showed the delta of: the prompted base
     # moves there in the settle's state write (None: this process wrote no turn_context)
     prompted_revision: int | None = None
+    # the memory files as this turn began, when the agent has no basis for its prompt's prefix yet
+    # (holon.context.memoryfiles): the settle's state write makes them the basis
+    memory_basis: dict[str, str] | None = None
     # the agent running this turn (a tick's): idle again in the settle's one state write
     running: Running | None = None
 
