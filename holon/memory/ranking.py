@@ -13,7 +13,7 @@ from holon.home.layout import Home
 from holon.memory import sources
 
 BM25_WEIGHTS = (2.0, 1.0)  # title, body
-RANKED_MATCHES = 5_000  # matches of one query ranked by bm25, newest first beyond that
+RANKED_MATCHES = 2_000  # matches of one query ranked by bm25, newest first beyond that
 # bm25 is multiplied by the weight of a record's rank_kind (sources.Doc.rank_kind); a kind not
 # listed weighs 1.0. What the agent wrote down or concluded ranks above what it was asked.
 KIND_WEIGHTS: dict[str, float] = {
