@@ -59,7 +59,7 @@ class Doc:
     workspace_id: str | None = DEFAULT_WORKSPACE
     metadata: dict[str, Any] = field(default_factory=dict)
     turn_id: str | None = None  # the turn that wrote it (messages, tool executions)
-    asks: bool = False  # a message that only asks: ranked below what states facts
+    asks: bool = False  # a message or brief that only asks: ranked below what states facts
 
     @property
     def scope_kind(self) -> str:
@@ -90,6 +90,12 @@ def _bounded(text: str, meta: dict[str, Any]) -> str:
     return text[:MAX_BODY]
 
 
+def asks(text: str) -> bool:
+    """Whether a message or brief only asks: every sentence of it ends with a question mark."""
+    parts = [p.strip() for p in _SENTENCE_END.split(text) if p.strip()]
+    return bool(parts) and all(p.endswith(("?", "？")) for p in parts)
+
+
 def _ws(rec: dict[str, Any]) -> str:
     ws = rec.get("workspace_id")
     return ws if isinstance(ws, str) and ws else DEFAULT_WORKSPACE
@@ -118,6 +124,7 @@ def brief_doc(rec: dict[str, Any], source_path: str) -> Doc | None:
         source_path=source_path,
         workspace_id=_ws(rec),
         metadata={k: v for k, v in meta.items() if v is not None},
+        asks=asks(text),
     )
 
 
@@ -198,12 +205,6 @@ def work_item_doc(rec: dict[str, Any], source_path: str, plan: str | None) -> Do
         workspace_id=_ws(rec),
         metadata=meta,
     )
-
-
-def asks(text: str) -> bool:
-    """Whether a message only asks: every sentence of it ends with a question mark."""
-    parts = [p.strip() for p in _SENTENCE_END.split(text) if p.strip()]
-    return bool(parts) and all(p.endswith(("?", "？")) for p in parts)
 
 
 def message_doc(entry: dict[str, Any], source_path: str, workspace: str) -> Doc | None:

@@ -94,9 +94,10 @@ class MemorySearch(Tool):
         if found.get("stale"):
             lines.append("(the index could not be updated; results may miss the newest records)")
         for i, r in enumerate(found.get("results") or [], start=1):
+            some = " · some of the words" if r.get("matched") == "some" else ""
             lines.append(
                 f"{i}. [{r['kind']}] {r['title']} · {_when(r.get('updated_at'))} · "
-                f"source_ref {r['source_ref']}"
+                f"source_ref {r['source_ref']}{some}"
             )
             lines.append(f"   {r['snippet']}")
         return "\n".join(lines)[: policy.budget_chars()]

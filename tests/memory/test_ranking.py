@@ -70,8 +70,9 @@ def test_facts_rank_above_the_questions_that_asked_for_them(home):
     _message(home, "turn_1", "Which vendor delivers our SMS messages?")
     _message(home, "turn_2", "Which SMS vendor do we use?")
     _brief(home, 1, "The SMS vendor is Twilio; the account lives in vault at secret/sms.")
+    _brief(home, 2, "Should I switch the SMS vendor?")
     found = _search(home, "SMS vendor", exclude_turn="turn_3")
-    assert found[0].startswith("The SMS vendor is Twilio") and len(found) == 3
+    assert found[0].startswith("The SMS vendor is Twilio") and len(found) == 4
 
 
 def test_a_thin_all_word_match_is_completed_by_records_with_some_words(home):
