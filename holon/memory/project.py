@@ -10,6 +10,7 @@ original text is stored beside the projection and is all a reader ever sees.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ STOPWORDS = frozenset(
     in into is it its just me my no nor not now of on once only or our ours out over she should
     so some such than that the their theirs them then there these they this those through to too
     under until up very was we were what when where which while who whom why will with would you
-    your yours ever tell remind recall remember know again please""".split()
+    your yours ever tell remind recall remember know please""".split()
 )
 
 
@@ -212,10 +213,12 @@ def snippet(body: str, needles: list[str], width: int = 240) -> str:
     the body's start when no needle is found."""
     flat = " ".join(body.split())
     hits = _hits(flat.casefold(), needles)
+    positions = [pos for pos, _ in hits]
     start, best = 0, 0
-    for i, (pos, _) in enumerate(hits[:MAX_HITS]):
+    for i, pos in enumerate(positions[:MAX_HITS]):
         lead = max(0, pos - width // 3)
-        found = {n for p, n in hits[i:] if p < lead + width - 8}
+        end = bisect.bisect_left(positions, lead + width - 8, lo=i)
+        found = {n for _, n in hits[i:end]}
         if len(found) > best:
             start, best = lead, len(found)
     start = min(start, max(0, len(flat) - width))
