@@ -36,7 +36,13 @@ STOPWORDS = frozenset(
     in into is it its just me my no nor not now of on once only or our ours out over she should
     so some such than that the their theirs them then there these they this those through to too
     under until up very was we were what when where which while who whom why will with would you
-    your yours ever tell remind recall remember know please""".split()
+    your yours ever tell remind recall remember know please what's where's who's how's when's
+    it's that's there's don't didn't doesn't isn't wasn't aren't can't won't i'm we're you're
+    we've i've they've""".split()
+)
+_EDGES = (
+    "".join(chr(c) for c in range(33, 127) if not chr(c).isalnum())
+    + "？！。，、；：「」『』（）’‘“”"
 )
 
 
@@ -159,7 +165,7 @@ def parse(text: str) -> Query:
         if atoms:
             query.groups[-1].extend(atoms)
             query.needles.extend(_needles(raw))
-            if word is not None and not prefix and raw.casefold() in STOPWORDS:
+            if word is not None and not prefix and _bare(raw) in STOPWORDS:
                 query.stop.update(atoms)
     query.groups = [g for g in query.groups if g]
     if not query.groups:
@@ -177,8 +183,14 @@ def parse(text: str) -> Query:
     return query
 
 
+def _bare(word: str) -> str:
+    """A word as it is compared: casefolded, typographic apostrophes straightened, without the
+    punctuation around it ("PostgreSQL?" -> "postgresql")."""
+    return word.casefold().replace("’", "'").strip(_EDGES)
+
+
 def _needles(raw: str) -> list[str]:
-    return [p.strip().casefold() for p in _SPLIT.split(raw) if p.strip() and _searchable(p)]
+    return [_bare(p) for p in _SPLIT.split(raw) if p.strip() and _searchable(p)]
 
 
 _SUFFIX = re.compile(r"(?:ing|ed|es|s|ly)$")

@@ -98,6 +98,9 @@ def test_stopwords_are_dropped_unless_nothing_else_is_left_or_quoted(home):
     query = project.parse('what is "the end"')
     assert query.expression() == '("the end")'
     assert project.parse("what is it").expression() == '("what" AND "is" AND "it")'
+    question = project.parse("What’s the deploy key? Where's it?")  # contractions, punctuation
+    assert question.expression() == '("deploy" AND "key?")'
+    assert question.searched == ["deploy", "key"]
 
 
 def test_a_common_word_does_not_push_an_old_fact_out_of_the_candidates(home, monkeypatch):
