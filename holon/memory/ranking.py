@@ -36,9 +36,6 @@ def _weight_sql() -> str:
     return f"(CASE d.rank_kind {cases} ELSE 1.0 END)"
 
 
-_WEIGHT = _weight_sql()
-
-
 def workspace(home: Home) -> str:
     """The agent's active workspace: a search's scope unless it names one. Read from the stored
     state without pydantic when it is current (holon.home.stateview), else the full read."""
@@ -123,7 +120,7 @@ def _ranked(
     bound = "" if since is None else "AND rowid >= ?"
     w_title, w_body = BM25_WEIGHTS
     return conn.execute(
-        f"SELECT d.id, m.rank * {_WEIGHT} AS score"
+        f"SELECT d.id, m.rank * {_weight_sql()} AS score"
         f" FROM (SELECT rowid, bm25(fts, {w_title}, {w_body}) AS rank"
         f" FROM fts WHERE fts MATCH ? {bound}) m JOIN docs d ON d.id = m.rowid"
         f" WHERE {' AND '.join(where)} ORDER BY score, d.updated_at DESC, d.id DESC LIMIT ?",

@@ -18,7 +18,7 @@ from holon.agent.handle import Agent
 from holon.home import settings, stateview
 from holon.home.init import init_home
 from holon.home.layout import Home
-from holon.memory import index, project, ranking, sources
+from holon.memory import index, project, ranking, schema, sources
 from holon.store import jsonl
 
 T = "2026-05-01T10:00:00.000Z"
@@ -118,10 +118,17 @@ def test_kinds_are_weighted_from_one_table_and_an_unknown_kind_weighs_one(home, 
     kinds = [r["kind"] for r in index.search(home, "heron lake")["results"]]
     assert kinds == ["brief", "message"]
     monkeypatch.setitem(ranking.KIND_WEIGHTS, "message", 3.0)
-    monkeypatch.setattr(ranking, "_WEIGHT", ranking._weight_sql())
     kinds = [r["kind"] for r in index.search(home, "heron lake")["results"]]
     assert kinds == ["message", "brief"]
-    assert "ELSE 1.0" in ranking._weight_sql()
+    # a kind the table does not list (a new source) weighs 1.0 until it gets a row
+    conn = schema.open_index(home)
+    conn.execute("UPDATE docs SET rank_kind = 'rollup' WHERE kind = 'message'")
+    conn.close()
+    kinds = [r["kind"] for r in index.search(home, "heron lake")["results"]]
+    assert kinds == ["brief", "message"]
+    monkeypatch.setitem(ranking.KIND_WEIGHTS, "rollup", 3.0)
+    kinds = [r["kind"] for r in index.search(home, "heron lake")["results"]]
+    assert kinds == ["message", "brief"]
 
 
 @pytest.mark.parametrize(
