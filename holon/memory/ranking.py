@@ -17,13 +17,13 @@ RANKED_MATCHES = 2_000  # matches of one query ranked by bm25, newest first beyo
 # bm25 is multiplied by the weight of a record's rank_kind (sources.Doc.rank_kind); a kind not
 # listed weighs 1.0. What the agent wrote down or concluded ranks above what it was asked.
 KIND_WEIGHTS: dict[str, float] = {
-    "memory_file": 1.6,
-    "workspace": 1.3,
-    "brief": 1.5,
-    "episode": 1.5,
-    "work_item": 1.3,
-    "tool_execution": 1.2,
-    "message": 1.0,
+    "memory_file": 1.5,
+    "brief": 1.3,
+    "workspace": 1.2,
+    "work_item": 1.2,
+    "episode": 1.1,  # a summary of turns whose messages and commands are indexed too
+    "message": 1.1,
+    "tool_execution": 1.0,  # the bulk of a long life, mostly incidental
     sources.QUESTION: 0.4,
 }
 
