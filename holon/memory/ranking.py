@@ -9,6 +9,7 @@ import json
 import sqlite3
 from typing import Any
 
+from holon.home import stateview
 from holon.home.layout import Home
 from holon.memory import sources
 
@@ -31,7 +32,8 @@ KIND_WEIGHTS: dict[str, float] = {
 def _weight_sql() -> str:
     """KIND_WEIGHTS as an SQL expression over `d.rank_kind` (constants of this module only)."""
     cases = " ".join(
-        f"WHEN '{kind}' THEN {float(weight)!r}" for kind, weight in KIND_WEIGHTS.items()
+        f"WHEN '{kind.replace(chr(39), chr(39) * 2)}' THEN {float(weight)!r}"
+        for kind, weight in KIND_WEIGHTS.items()
     )
     return f"(CASE d.rank_kind {cases} ELSE 1.0 END)"
 
@@ -39,8 +41,6 @@ def _weight_sql() -> str:
 def workspace(home: Home) -> str:
     """The agent's active workspace: a search's scope unless it names one. Read from the stored
     state without pydantic when it is current (holon.home.stateview), else the full read."""
-    from holon.home import stateview
-
     try:
         view = stateview.current(home)
         if view is not None:
