@@ -27,7 +27,8 @@ def memory_group() -> None:
 def search_cmd(agent: str, query: str, limit: int, all_workspaces: bool, as_json: bool) -> None:
     """Search AGENT's memory for QUERY, best match first.
 
-    Every word must match; OR between words offers alternatives, "quoted
+    Every word must match (when few records have them all, records with
+    some are ranked too); OR between words offers alternatives, "quoted
     words" keep a phrase, and word* matches a prefix. Chinese, Japanese and
     Korean text is found by any two adjacent characters. Each result shows
     its source_ref, which `holon memory get` expands.
@@ -44,7 +45,7 @@ def search_cmd(agent: str, query: str, limit: int, all_workspaces: bool, as_json
     if not doc["results"]:
         click.echo("no results", err=True)
     if doc["match"] == "any" and doc["results"]:
-        click.echo("(no record has every word; these have some)", err=True)
+        click.echo("(few records have every word; records with some are ranked too)", err=True)
     for r in doc["results"]:
         click.echo(f"{r['source_ref']}  {r['updated_at'][:16]}  [{r['kind']}] {r['title']}")
         click.echo(f"    {r['snippet']}")

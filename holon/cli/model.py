@@ -15,14 +15,13 @@ def model_group() -> None:
 def _show(agent: str, as_json: bool) -> None:
     from holon.agent import budget
     from holon.agent.handle import Agent
+    from holon.home import stateview
     from holon.home.registry import resolve
 
     a = Agent(resolve(agent))
-    doc = {
-        "agent_id": a.id,
-        **budget.model_state(a.state().model_override),
-        "budget": budget.limits(a),
-    }
+    view = stateview.current(a.home)  # no pydantic when the stored state is current
+    override = view["model_override"] if view is not None else a.state().model_override
+    doc = {"agent_id": a.id, **budget.model_state(override), "budget": budget.limits(a)}
     if as_json:
         emit_json(doc)
         return

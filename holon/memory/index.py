@@ -17,6 +17,7 @@ and open plans catchup.py, of the files indexed whole files.py, and the ranked q
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 from collections.abc import Callable
@@ -41,6 +42,7 @@ from holon.store.locks import LockBusy
 __all__ = ["SCHEMA", "IndexUnavailable", "SourceNotFound", "get", "rebuild", "search", "status"]
 
 T = TypeVar("T")
+THIN = 5  # fewer results than this with every word: records with some of them are ranked too
 
 
 class SourceNotFound(UsageError):
@@ -125,10 +127,14 @@ def search(
     limit: int = DEFAULT_LIMIT,
     include_all_workspaces: bool = False,
     workspace_id: str | None = None,
+    exclude_turn: str | None = None,
 ) -> dict[str, Any]:
-    """Ranked matches (bm25, title weighted over body; newer first among equals) in the active
-    workspace plus agent-scoped memory. When no record has every word, records with any of them
-    are returned (`match: "any"`)."""
+    """Ranked matches (ranking.py: bm25, title over body, weighted by kind; newer first among
+    equals) in the active workspace plus agent-scoped memory, without the records of
+    `exclude_turn` (the searching turn: its own message and unsettled tool executions).
+    Stopwords are dropped from a query that has other words. When fewer than THIN records
+    have every word, the records with any of its selective words are ranked together
+    (`match: "any"`; each result says whether it had `all` words or `some`)."""
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(
             f"limit {limit} is out of range",
@@ -139,16 +145,23 @@ def search(
     workspace = None if include_all_workspaces else (workspace_id or ranking.workspace(home))
 
     def run(conn: sqlite3.Connection, stale: bool) -> dict[str, Any]:
-        match = "all"
-        rows = ranking.match(conn, query.expression(), workspace, limit)
-        if not rows and query.atoms > 1:
-            match = "any"
-            rows = ranking.match(conn, query.expression(any_term=True), workspace, limit)
+        rank = functools.partial(
+            ranking.match, conn, workspace=workspace, limit=limit, exclude_turn=exclude_turn
+        )
+        rows = rank(query.expression())
+        match, every = "all", {row["id"] for row, _ in rows}
+        terms = query.terms()
+        if len(rows) < min(limit, THIN) and len(terms) > 1:
+            more = rank(query.any_of(_selective(conn, terms)))
+            if any(row["id"] not in every for row, _ in more):
+                match, rows = "any", more
         results = []
-        for row, rank in rows:
+        for row, score in rows:
             item = ranking.provenance(row)
-            item["snippet"] = project.snippet(row["body"], query.needles)
-            item["score"] = round(-rank, 4)
+            item["snippet"] = project.snippet(row["body"], query.searched)
+            item["score"] = round(-score, 4)
+            if match == "any":
+                item["matched"] = "all" if row["id"] in every else "some"
             results.append(item)
         doc: dict[str, Any] = {
             "query": text,
@@ -161,6 +174,14 @@ def search(
         return doc
 
     return _with_index(home, run)
+
+
+def _selective(conn: sqlite3.Connection, terms: list[str]) -> list[str]:
+    """The terms of an any-word match that narrow it: a word held by more than
+    ranking.RANKED_MATCHES records is dropped when a rarer one remains (it says little about
+    which record is meant, and would flood the candidates with recent records)."""
+    rare = [t for t in terms if not ranking.common(conn, t)]
+    return rare or terms
 
 
 def get(home: Home, ref: str, *, max_chars: int = DEFAULT_CHARS) -> dict[str, Any]:

@@ -10,6 +10,7 @@ original text is stored beside the projection and is all a reader ever sees.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -27,6 +28,22 @@ _CJK_RUN = re.compile(f"[{CJK}]+")
 _SPLIT = re.compile(f"([{CJK}]+)")
 MAX_QUERY_CHARS = 1000
 MAX_TERMS = 32
+# words that say how a question is asked, not what it is about: dropped from a query that has
+# other words (a "quoted phrase" keeps them)
+STOPWORDS = frozenset(
+    """a about after again all also am an and any are as at be been before being but by can
+    could did do does doing done for from had has have having he her here hers him his how i if
+    in into is it its just me my no nor not now of on once only or our ours out over she should
+    so some such than that the their theirs them then there these they this those through to too
+    under until up very was we were what when where which while who whom why will with would you
+    your yours ever tell remind recall remember know please what's where's who's how's when's
+    it's that's there's don't didn't doesn't isn't wasn't aren't can't won't i'm we're you're
+    we've i've they've""".split()
+)
+_EDGES = (
+    "".join(chr(c) for c in range(33, 127) if not chr(c).isalnum())
+    + "？！。，、；：「」『』（）’‘“”"
+)
 
 
 def clean(text: str) -> str:
@@ -72,16 +89,35 @@ class Query:
 
     groups: list[list[str]] = field(default_factory=list)
     needles: list[str] = field(default_factory=list)
+    stop: set[str] = field(default_factory=set)  # atoms that are bare stopwords
+
+    def content(self, group: list[str]) -> list[str]:
+        """A group's atoms without its stopwords, unless that would leave none."""
+        return [a for a in group if a not in self.stop] or group
 
     def expression(self, *, any_term: bool = False) -> str:
         """The FTS5 MATCH expression: every atom of a group (or, with `any_term`, any atom)."""
-        joiner = " OR " if any_term else " AND "
-        parts = ["(" + joiner.join(g) + ")" for g in self.groups if g]
+        if any_term:
+            return self.any_of(self.terms())
+        parts = ["(" + " AND ".join(self.content(g)) + ")" for g in self.groups if g]
         return " OR ".join(parts)
+
+    def terms(self) -> list[str]:
+        """The distinct atoms an any-word match looks for (stopwords only if nothing else)."""
+        return list(dict.fromkeys(a for g in self.groups for a in self.content(g)))
+
+    @staticmethod
+    def any_of(atoms: list[str]) -> str:
+        return "(" + " OR ".join(atoms) + ")"
 
     @property
     def atoms(self) -> int:
         return sum(len(g) for g in self.groups)
+
+    @property
+    def searched(self) -> list[str]:
+        """The needles a snippet looks for: without stopwords, unless that leaves none."""
+        return [n for n in self.needles if n not in STOPWORDS] or self.needles
 
 
 def _atoms(word: str, *, prefix: bool) -> list[str]:
@@ -129,6 +165,8 @@ def parse(text: str) -> Query:
         if atoms:
             query.groups[-1].extend(atoms)
             query.needles.extend(_needles(raw))
+            if word is not None and not prefix and _bare(raw) in STOPWORDS:
+                query.stop.update(atoms)
     query.groups = [g for g in query.groups if g]
     if not query.groups:
         raise InvalidInput(
@@ -145,17 +183,56 @@ def parse(text: str) -> Query:
     return query
 
 
+def _bare(word: str) -> str:
+    """A word as it is compared: casefolded, typographic apostrophes straightened, without the
+    punctuation around it ("PostgreSQL?" -> "postgresql")."""
+    return word.casefold().replace("’", "'").strip(_EDGES)
+
+
 def _needles(raw: str) -> list[str]:
-    return [p.strip().casefold() for p in _SPLIT.split(raw) if p.strip() and _searchable(p)]
+    return [_bare(p) for p in _SPLIT.split(raw) if p.strip() and _searchable(p)]
+
+
+_SUFFIX = re.compile(r"(?:ing|ed|es|s|ly)$")
+MAX_HITS = 200  # occurrences of the needles a snippet weighs
+
+
+def _root(needle: str) -> str:
+    """The part of a word its inflections share (`deploying`, `deploys` -> `deploy`)."""
+    root = _SUFFIX.sub("", needle)
+    return root if len(root) >= 3 else needle
+
+
+def _hits(folded: str, needles: list[str]) -> list[tuple[int, int]]:
+    """(position, needle number) of each occurrence: Latin words where a word starts, with any
+    ending; CJK anywhere."""
+    out: list[tuple[int, int]] = []
+    for n, needle in enumerate(dict.fromkeys(needles)):
+        if not needle:
+            continue
+        cjk = _CJK_RUN.search(needle)
+        pattern = re.escape(needle) if cjk else r"(?<!\w)" + re.escape(_root(needle))
+        for k, m in enumerate(re.finditer(pattern, folded)):
+            if k >= MAX_HITS:
+                break
+            out.append((m.start(), n))
+    return sorted(out)
 
 
 def snippet(body: str, needles: list[str], width: int = 240) -> str:
-    """A window of the original body around the first needle found (case-insensitive), with
-    ellipses where it was cut; the body's start when no needle is found verbatim."""
+    """A window of the original body where most of the distinct needles occur together
+    (case-insensitive, any word ending), the first such window, with ellipses where it was cut;
+    the body's start when no needle is found."""
     flat = " ".join(body.split())
-    folded = flat.casefold()
-    hits = [i for i in (folded.find(n) for n in needles if n) if i >= 0]
-    start = max(0, min(hits) - width // 3) if hits else 0
+    hits = _hits(flat.casefold(), needles)
+    positions = [pos for pos, _ in hits]
+    start, best = 0, 0
+    for i, pos in enumerate(positions[:MAX_HITS]):
+        lead = max(0, pos - width // 3)
+        end = bisect.bisect_left(positions, lead + width - 8, lo=i)
+        found = {n for _, n in hits[i:end]}
+        if len(found) > best:
+            start, best = lead, len(found)
     start = min(start, max(0, len(flat) - width))
     piece = flat[start : start + width]
     return ("…" if start > 0 else "") + piece + ("…" if start + width < len(flat) else "")

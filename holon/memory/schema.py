@@ -19,7 +19,7 @@ from holon.home.layout import Home
 from holon.memory import project, sources
 from holon.store.locks import LockBusy, locked
 
-SCHEMA = 1
+SCHEMA = 2  # 2: turn_id and rank_kind columns, the porter stemmer
 
 DDL = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -35,10 +35,14 @@ CREATE TABLE docs(
   title TEXT NOT NULL,
   body TEXT NOT NULL,
   updated_at TEXT NOT NULL,
-  metadata TEXT NOT NULL
+  metadata TEXT NOT NULL,
+  turn_id TEXT,
+  rank_kind TEXT NOT NULL
 );
 CREATE INDEX docs_origin ON docs(origin);
-CREATE VIRTUAL TABLE fts USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE fts USING fts5(
+  title, body, tokenize = 'porter unicode61 remove_diacritics 2'
+);
 CREATE TABLE sources(
   name TEXT PRIMARY KEY,
   offset INTEGER NOT NULL DEFAULT 0,
@@ -175,12 +179,14 @@ class Writer:
             body,
             project.clean(doc.updated_at),
             project.clean(json.dumps(doc.metadata, ensure_ascii=False, sort_keys=True)),
+            doc.turn_id and project.clean(doc.turn_id),
+            doc.rank_kind,
         )
         if row is None:
             cur = self.conn.execute(
                 "INSERT INTO docs(ref, origin, kind, scope_kind, workspace_id, agent_id,"
-                " source_path, title, body, updated_at, metadata)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                " source_path, title, body, updated_at, metadata, turn_id, rank_kind)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (ref, *values),
             )
             rowid = cur.lastrowid
@@ -189,7 +195,8 @@ class Writer:
             self.conn.execute("DELETE FROM fts WHERE rowid = ?", (rowid,))
             self.conn.execute(
                 "UPDATE docs SET origin=?, kind=?, scope_kind=?, workspace_id=?, agent_id=?,"
-                " source_path=?, title=?, body=?, updated_at=?, metadata=? WHERE id = ?",
+                " source_path=?, title=?, body=?, updated_at=?, metadata=?, turn_id=?,"
+                " rank_kind=? WHERE id = ?",
                 (*values, rowid),
             )
         self.conn.execute(

@@ -43,6 +43,8 @@ NOT_INDEXED = frozenset(
     }
 )
 _HEADING = re.compile(r"#{1,6}\s+(.*)")
+QUESTION = "question"
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 
 
 @dataclass
@@ -56,10 +58,17 @@ class Doc:
     source_path: str
     workspace_id: str | None = DEFAULT_WORKSPACE
     metadata: dict[str, Any] = field(default_factory=dict)
+    turn_id: str | None = None  # the turn that wrote it (messages, tool executions)
+    asks: bool = False  # a message or brief that only asks: ranked below what states facts
 
     @property
     def scope_kind(self) -> str:
         return AGENT if self.workspace_id is None else WORKSPACE
+
+    @property
+    def rank_kind(self) -> str:
+        """The row of holon.memory.ranking.KIND_WEIGHTS this record is weighted by."""
+        return QUESTION if self.asks else self.kind
 
 
 def source_ref(agent_id: str, origin: str, key: str) -> str:
@@ -79,6 +88,12 @@ def _bounded(text: str, meta: dict[str, Any]) -> str:
         return text
     meta["body_truncated"] = True
     return text[:MAX_BODY]
+
+
+def asks(text: str) -> bool:
+    """Whether a message or brief only asks: every sentence of it ends with a question mark."""
+    parts = [p.strip() for p in _SENTENCE_END.split(text) if p.strip()]
+    return bool(parts) and all(p.endswith(("?", "？")) for p in parts)
 
 
 def _ws(rec: dict[str, Any]) -> str:
@@ -109,6 +124,7 @@ def brief_doc(rec: dict[str, Any], source_path: str) -> Doc | None:
         source_path=source_path,
         workspace_id=_ws(rec),
         metadata={k: v for k, v in meta.items() if v is not None},
+        asks=asks(text),
     )
 
 
@@ -216,7 +232,13 @@ def message_doc(entry: dict[str, Any], source_path: str, workspace: str) -> Doc 
         source_path=source_path,
         workspace_id=workspace,
         metadata={k: v for k, v in meta.items() if v is not None},
+        turn_id=_turn(entry.get("turn_id")),
+        asks=asks(text),
     )
+
+
+def _turn(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _args_text(name: str, args: Any) -> tuple[str, str]:
@@ -315,6 +337,7 @@ def tool_doc(
         source_path=source_path,
         workspace_id=workspace,
         metadata={k: v for k, v in meta.items() if v is not None},
+        turn_id=_turn(call.get("turn_id")),
     )
 
 

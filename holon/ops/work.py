@@ -7,13 +7,20 @@ from typing import Any
 from holon.agent import nextdue, workitems
 from holon.agent.handle import Agent
 from holon.errors import UsageError
+from holon.home import stateview
 from holon.home.layout import Home
 
 
 def _focus(home: Home) -> tuple[str | None, dict[str, Any]]:
-    """The current item's id and the facts its waits are checked against."""
-    state = Agent(home).state()
-    return state.current_work_item_id, workitems.wait_facts(home, state.active_task_ids)
+    """The current item's id and the facts its waits are checked against: from the stored state
+    without pydantic when it is current (holon.home.stateview), else the full read."""
+    view = stateview.current(home)
+    if view is not None:
+        current, tasks = view["current_work_item_id"], view["active_task_ids"]
+    else:
+        state = Agent(home).state()
+        current, tasks = state.current_work_item_id, state.active_task_ids
+    return current, workitems.wait_facts(home, tasks)
 
 
 def listing(home: Home, include_completed: bool = False) -> list[dict[str, Any]]:

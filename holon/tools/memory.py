@@ -73,11 +73,13 @@ class MemorySearch(Tool):
                 args.query,
                 limit=args.limit or memory.DEFAULT_LIMIT,
                 include_all_workspaces=args.include_all_workspaces,
+                exclude_turn=ctx.turn_id or None,  # the question must not find itself
             )
         except HolonError as exc:
             raise _failure(exc, "query") from None
         n = len(found["results"])
-        some = " (no result has every word; these have some)" if found["match"] == "any" else ""
+        some = " (few records have every word; records with some are ranked too)"
+        some = some if found["match"] == "any" else ""
         return ToolOutput(f"{n} memory result{'s' if n != 1 else ''}{some}", found)
 
     def render(self, envelope: dict[str, Any], policy: RenderPolicy) -> str:
@@ -92,9 +94,10 @@ class MemorySearch(Tool):
         if found.get("stale"):
             lines.append("(the index could not be updated; results may miss the newest records)")
         for i, r in enumerate(found.get("results") or [], start=1):
+            some = " · some of the words" if r.get("matched") == "some" else ""
             lines.append(
                 f"{i}. [{r['kind']}] {r['title']} · {_when(r.get('updated_at'))} · "
-                f"source_ref {r['source_ref']}"
+                f"source_ref {r['source_ref']}{some}"
             )
             lines.append(f"   {r['snippet']}")
         return "\n".join(lines)[: policy.budget_chars()]

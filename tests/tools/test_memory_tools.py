@@ -66,6 +66,14 @@ def test_search_envelope_and_receipt(ctx):
     check_golden("receipts/memory_search.txt", _mask_time(rendered))
 
 
+def test_results_with_some_of_the_words_say_so(ctx):
+    env, rendered = call(ctx, "MemorySearch", {"query": "osprey key rotated"})
+    assert env["result"]["match"] == "any" and env["summary_text"].startswith("2 memory results")
+    matched = {r["kind"]: r["matched"] for r in env["result"]["results"]}
+    assert matched == {"brief": "all", "memory_file": "some"}
+    assert rendered.count("some of the words") == 1
+
+
 def _mask_time(text: str) -> str:
     return re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d", "<time>", text)
 
