@@ -14,7 +14,7 @@ from typing import Any
 from holon import strictjson
 from holon.agent import profiles
 from holon.errors import HolonError
-from holon.tools import envelope
+from holon.tools import envelope, mcp_tool
 from holon.tools.base import CallOutcome, Tool, ToolContext, ToolFailure, bounded
 from holon.tools.catalog import BUILTINS
 
@@ -140,7 +140,7 @@ def call(
     ctx: ToolContext, name: str, arguments: dict[str, Any] | None = None, raw: str | None = None
 ) -> CallOutcome:
     """Run one tool call: canonical envelope, model-visible receipt, and effects for the runtime."""
-    tool = get(name)
+    tool = get(name) or mcp_tool.lookup(ctx, name)
     if tool is None:
         return failed(
             bounded(name),
