@@ -137,6 +137,8 @@ class Connection:
             return McpFailure(INVALID, f"MCP server {name!r} answered {what} with garbage", details)
         if self.wire.exited is not None:
             details["exit_status"] = self.wire.exited
+            message = f"MCP server {name!r} exited with status {self.wire.exited} during {what}"
+            return McpFailure(UNAVAILABLE, message, details)
         why = f": {str(exc)[:200]}" if exc is not None else ""
         return McpFailure(UNAVAILABLE, f"MCP server {name!r} failed during {what}{why}", details)
 

@@ -39,11 +39,27 @@ def _retry_due(entry: dict[str, Any]) -> bool:
     return clock.now_ts() - float(entry.get("checked_ts") or 0) >= RETRY_S
 
 
-def listing(home: Home, server: Server, root: Path, cwd: Path, *, refresh: bool = False) -> dict:
-    """The server's cache entry, listing it first when the cache cannot answer."""
+def listing(
+    home: Home,
+    server: Server,
+    root: Path,
+    cwd: Path,
+    *,
+    refresh: bool = False,
+    failed: list[dict[str, Any]] | None = None,
+) -> dict:
+    """The server's cache entry, listing it first when the cache cannot answer; a listing that
+    failed just now is appended to `failed`."""
     entry = cache.read(home, server)
     if entry is not None and not refresh and (cache.fresh(entry) or not _retry_due(entry)):
         return entry
+    entry = _list(home, server, root, cwd)
+    if entry.get("error") and failed is not None:
+        failed.append({"server": server.name, **entry["error"]})
+    return entry
+
+
+def _list(home: Home, server: Server, root: Path, cwd: Path) -> dict:
     try:
         conn = pool.connection(server, home, root, cwd)
         listed = conn.list_tools()
@@ -87,12 +103,20 @@ def specs(server: Server, entry: dict[str, Any], taken: set[str]) -> list[Spec]:
     ]
 
 
-def tools(home: Home, root: Path, cwd: Path, *, refresh: bool = False) -> list[Spec]:
-    """Every MCP tool this agent sees, in server then tool order."""
+def tools(
+    home: Home,
+    root: Path,
+    cwd: Path,
+    *,
+    refresh: bool = False,
+    failed: list[dict[str, Any]] | None = None,
+) -> list[Spec]:
+    """Every MCP tool this agent sees, in server then tool order; listings that failed just now
+    are appended to `failed`."""
     out: list[Spec] = []
     taken: set[str] = set()
     for server in config.for_agent(home):
-        entry = listing(home, server, root, cwd, refresh=refresh)
+        entry = listing(home, server, root, cwd, refresh=refresh, failed=failed)
         try:
             found = specs(server, entry, taken)
         except names.Collision as exc:  # across servers: the later server is refused

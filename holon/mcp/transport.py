@@ -26,7 +26,7 @@ from holon.mcp.config import Server
 from holon.sandbox import confine
 
 MAX_LINE = 16 << 20  # one JSON-RPC message; more is `invalid_mcp_response`
-STDERR_TAIL = 2000
+STDERR_TAIL = 600
 
 
 class Garbage(Exception):

@@ -124,9 +124,11 @@ class McpTool(Tool):
         return f"{head}\n{text}"
 
 
-def agent_tools(ctx_home: Any, root: Any, cwd: Any) -> list[Tool]:
+def agent_tools(
+    home: Any, root: Any, cwd: Any, failed: list[dict[str, Any]] | None = None
+) -> list[Tool]:
     """The MCP tools this agent sees (holon.mcp.discovery.tools)."""
-    return [McpTool(s) for s in discovery.tools(ctx_home, root, cwd)]
+    return [McpTool(s) for s in discovery.tools(home, root, cwd, failed=failed)]
 
 
 def lookup(ctx: ToolContext, name: str) -> Tool | None:

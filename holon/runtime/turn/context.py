@@ -92,13 +92,18 @@ def catalog(
     return tools_catalog, guidance
 
 
-def mcp_tools(agent: Agent) -> list[Tool]:
+def mcp_tools(agent: Agent, *, record: bool = True) -> list[Tool]:
     """The agent's MCP tools (holon.tools.mcp_tool): none, and nothing of MCP imported, when no
-    server is configured; from the cached listings otherwise (a server starts only to list)."""
+    server is configured; from the cached listings otherwise (a server starts only to list).
+    A server that failed to list just now is an event (`record`), and offers no tools."""
     if not mcp_config.configured():
         return []
     root, cwd = execution_root(agent)
-    return mcp_tool.agent_tools(agent.home, root, cwd)
+    failed: list[dict[str, Any]] = []
+    tools = mcp_tool.agent_tools(agent.home, root, cwd, failed)
+    for failure in failed if record else []:
+        agent.event(failure["kind"], **failure)
+    return tools
 
 
 def max_output_tokens() -> int:
@@ -149,7 +154,8 @@ def build_request(
 ) -> request.Assembly:
     """The provider request for the next round, within the model's budget (see
     holon.prompt.request)."""
-    tools, guidance = catalog(model_ref, profiles.preset_of(agent.home), mcp_tools(agent))
+    extra = mcp_tools(agent, record=persist)
+    tools, guidance = catalog(model_ref, profiles.preset_of(agent.home), extra)
     # workspace guidance follows the anchor, not a worktree the execution root may be in
     anchor = Path(workspaces.binding(agent)["workspace_anchor"])
     current = None
