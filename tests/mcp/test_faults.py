@@ -90,6 +90,10 @@ def test_a_server_that_cannot_start_leaves_the_turn_its_other_tools(
     assert listed["last_error"]["details"]["exit_status"] == 3
     events = (agent.root / ".holon" / "ledger" / "events.jsonl").read_text()
     assert '"mcp_server_unavailable"' in events
+    report = json.loads(holon("doctor", "a", "--json").stdout)
+    checks = {f["check"]: f for f in report["agents"][0]["findings"]}
+    assert checks["mcp:fault"]["status"] == "error"
+    assert checks["mcp:fault"]["kind"] == "mcp_server_unavailable"
 
 
 def test_the_server_runs_in_the_agents_sandbox(holon, holon_env, agent, script):

@@ -1,0 +1,51 @@
+"""MCP tools in the catalog: strict where the conversion keeps the schema's meaning, as given
+otherwise; a name no cached listing holds is unknown."""
+
+from __future__ import annotations
+
+from holon.mcp.config import parse
+from holon.mcp.discovery import Spec
+from holon.tools import schema
+from holon.tools.mcp_tool import McpTool, strict_form
+
+
+def tool(input_schema: dict) -> McpTool:
+    server = parse("s", {"command": "x"})
+    return McpTool(Spec("mcp__s__t", server, "t", "a tool", input_schema))
+
+
+def test_a_plain_object_schema_is_sent_strict():
+    t = tool(
+        {
+            "type": "object",
+            "properties": {"a": {"type": "string"}, "b": {"type": "integer", "default": 1}},
+            "required": ["a"],
+            "title": "tArguments",
+        }
+    )
+    strict = t.provider_definition("strict")
+    assert strict.strict and schema.validate_strict(strict.input_schema) == []
+    assert strict.input_schema["properties"]["b"]["type"] == ["integer", "null"]
+    relaxed = t.provider_definition("relaxed")
+    assert not relaxed.strict and relaxed.input_schema["additionalProperties"] is False
+
+
+def test_open_maps_refs_and_one_of_are_sent_as_given():
+    for source in (
+        {"type": "object", "properties": {"m": {"type": "object", "additionalProperties": {}}}},
+        {"type": "object", "properties": {"m": {"$ref": "#/$defs/x"}}},
+        {"type": "object", "properties": {"m": {"oneOf": [{"type": "string"}]}}},
+        {"type": "object"},
+    ):
+        assert strict_form(source) is None
+        definition = tool(source).provider_definition("strict")
+        assert not definition.strict and definition.input_schema == source
+
+
+def test_tools_with_other_schemas_make_other_catalogs():
+    from holon.tools import definitions
+
+    a = tool({"type": "object", "properties": {"a": {"type": "string"}}})
+    b = tool({"type": "object", "properties": {"b": {"type": "string"}}})
+    assert definitions.catalog([a]).digest != definitions.catalog([b]).digest
+    assert definitions.catalog([a]).digest == definitions.catalog([tool(a.source)]).digest
