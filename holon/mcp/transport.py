@@ -110,18 +110,21 @@ async def stdio(server: Server, home: Home, root: Path, cwd: Path, wire: Wire) -
     write_in, write_out = anyio.create_memory_object_stream[SessionMessage](0)
 
     async def reader() -> None:
-        async with read_in:
+        async with read_in:  # closing it tells the session the server is gone
             try:
                 while line := await proc.stdout.readline():
                     if line.strip():
                         await read_in.send(_parse(line))
             except Garbage as exc:
                 wire.garbage = str(exc)
+                return
             except (ValueError, asyncio.LimitOverrunError):
                 wire.garbage = f"a message larger than {MAX_LINE} bytes"
+                return
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 return
-        wire.exited = await proc.wait() if wire.garbage is None else proc.returncode
+            with suppress(asyncio.TimeoutError):  # stdout closed: its exit status, if it ended
+                wire.exited = await asyncio.wait_for(proc.wait(), 1)
 
     async def writer() -> None:
         async with write_out:
