@@ -466,13 +466,15 @@ def mcp_findings(agent: Agent) -> list[dict[str, Any]]:
     """Each MCP server the agent uses, started and listed (holon.ops.mcp); none configured: none."""
     from holon.mcp import config as mcp_config
 
-    if not mcp_config.configured():
-        return []
-    from holon.ops import mcp
-
     try:
+        if not mcp_config.configured():
+            return []
+        from holon.ops import mcp
+
         return mcp.doctor_findings(agent, finding)
-    except HolonError as exc:  # an invalid [mcp_servers] table: the config finding says it too
+    except HolonError as exc:  # an invalid config.toml: the config finding says it once
+        if exc.kind == "invalid_config" and "[mcp_servers." not in exc.message:
+            return []
         return [finding("mcp", "error", exc.message, exc.hint, kind=exc.kind)]
 
 
