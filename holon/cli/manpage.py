@@ -82,9 +82,9 @@ EXTRA = {
         "its configuration and the version it reports, so a tick whose model calls no MCP tool "
         "starts no server. Failures are the tool errors mcp_server_unavailable, tool_timeout, "
         "invalid_mcp_response and mcp_tool_error (the server's isError); the turn goes on.\n"
-        ".SH FILES\n.TP\n.B AGENT/.holon/mcp.json\n"
+        ".SH FILES\n.TP\n.B .holon/mcp.json\n"
         '{"enabled": [...], "disabled": [...], "grant_children": [...]}: this agent\'s choice, '
-        "and the servers its private children may use (they get none otherwise).\n"
+        "in the agent home, and the servers its private children may use (none otherwise).\n"
     ),
     "enqueue": (
         ".SH PROVENANCE\nchannel_event: origin channel, untrusted_external, external_evidence, "
