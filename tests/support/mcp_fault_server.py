@@ -108,4 +108,24 @@ if MODE == "badschema":
         return "weird"
 
 
-server.run()
+def serve_http(port: int) -> None:
+    """Streamable HTTP on 127.0.0.1:`port`, answering only `Authorization: Bearer $FAULT_TOKEN`."""
+    import uvicorn
+
+    app = server.streamable_http_app()
+    want = f"Bearer {os.environ['FAULT_TOKEN']}".encode()
+
+    async def guarded(scope, receive, send):
+        if scope["type"] == "http" and dict(scope["headers"]).get(b"authorization") != want:
+            await send({"type": "http.response.start", "status": 401, "headers": []})
+            await send({"type": "http.response.body", "body": b"unauthorized"})
+            return
+        await app(scope, receive, send)
+
+    uvicorn.run(guarded, host="127.0.0.1", port=port, log_level="warning")
+
+
+if MODE == "http":
+    serve_http(int(sys.argv[2]))
+else:
+    server.run()
