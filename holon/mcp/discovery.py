@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,11 @@ from holon.mcp.config import Server
 from holon.mcp.failure import UNAVAILABLE, McpFailure
 
 RETRY_S = 300
+# what one server may put in every prompt: more tools, longer descriptions or larger schemas
+# are left out (a server's listing is untrusted input)
+MAX_TOOLS = 128
+MAX_DESCRIPTION = 2000
+MAX_SCHEMA_BYTES = 32_768
 COLLISION = "mcp_tool_name_collision"
 
 
@@ -83,12 +89,22 @@ def probe(home: Home, server: Server, root: Path, cwd: Path) -> dict[str, Any]:
         pool.drop(server, home)
 
 
+def _fits(tool: Any) -> bool:
+    """A listed tool with a name and an object schema of bounded size."""
+    if not isinstance(tool, dict) or not isinstance(tool.get("name"), str) or not tool["name"]:
+        return False
+    schema = tool.get("inputSchema", {"type": "object"})
+    if not isinstance(schema, dict):
+        return False
+    return len(json.dumps(schema, default=str)) <= MAX_SCHEMA_BYTES
+
+
 def specs(server: Server, entry: dict[str, Any], taken: set[str]) -> list[Spec]:
     """The tools of one listing that the server's filter lets through, named for the model."""
     if entry.get("error") and entry["error"].get("kind") == COLLISION:
         return []
-    listed = [t for t in entry.get("tools") or [] if isinstance(t, dict) and t.get("name")]
-    listed = [t for t in listed if server.offers(t["name"])]
+    listed = [t for t in entry.get("tools") or [] if _fits(t)]
+    listed = [t for t in listed if server.offers(t["name"])][:MAX_TOOLS]
     mapping = names.assign(server.name, [t["name"] for t in listed], taken)
     by_tool = {t["name"]: t for t in listed}
     return [
@@ -96,7 +112,7 @@ def specs(server: Server, entry: dict[str, Any], taken: set[str]) -> list[Spec]:
             model_name=model,
             server=server,
             tool=tool,
-            description=str(by_tool[tool].get("description") or f"{tool} ({server.name})"),
+            description=str(by_tool[tool].get("description") or tool)[:MAX_DESCRIPTION],
             input_schema=by_tool[tool].get("inputSchema") or {"type": "object"},
         )
         for model, tool in mapping.items()

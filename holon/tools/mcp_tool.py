@@ -66,6 +66,7 @@ class McpTool(Tool):
         source = dict(spec.input_schema) if isinstance(spec.input_schema, dict) else {}
         source.setdefault("type", "object")
         source.pop("title", None)
+        source.pop("$schema", None)  # some providers refuse the meta-schema key
         self.source = source
         self.strict = strict_form(source)
         text = json.dumps(source, sort_keys=True, default=str)

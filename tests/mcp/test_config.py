@@ -131,3 +131,21 @@ def test_rows_show_status_from_the_newest_cache(holon_env, agent):
     cache.store(agent, server, version="2", tools=[{"name": "x"}, {"name": "y"}])
     row = admin.rows([agent])[0]
     assert (row["status"], row["tools"], row["server_version"]) == ("ok", 2, "2")
+
+
+def test_a_listing_is_bounded_before_it_reaches_the_prompt():
+    from holon.mcp import discovery
+
+    server = config.parse("s", {"command": "a"})
+    huge = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(2000)}}
+    listed = [
+        {"name": "big", "inputSchema": huge},
+        {"name": "long", "description": "d" * 10_000},
+        {"name": "notaschema", "inputSchema": "x"},
+        *({"name": f"t{i}"} for i in range(200)),
+    ]
+    found = discovery.specs(server, {"tools": listed}, set())
+    assert len(found) == discovery.MAX_TOOLS
+    assert "mcp__s__big" not in {s.model_name for s in found}
+    assert "mcp__s__notaschema" not in {s.model_name for s in found}
+    assert len(found[0].description) == discovery.MAX_DESCRIPTION
