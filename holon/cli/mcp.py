@@ -1,4 +1,4 @@
-"""`holon mcp list|tools|add|remove`: tools from Model Context Protocol servers."""
+"""`holon mcp list|tools|add|remove|enable|disable`: tools from Model Context Protocol servers."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ def mcp_group() -> None:
     length of a tick), or `url` with `bearer_token_env` (a key from `holon keys`) and `headers`
     for streamable HTTP; `enabled`, `enabled_tools`, `disabled_tools`, `startup_timeout_s` (10)
     and `tool_timeout_s` (60). The model sees its tools as `mcp__<server>__<tool>`. An agent's
-    `.holon/mcp.json` may turn servers on or off for it ({"enabled": [...], "disabled": [...]});
-    a private child uses only the servers its parent lists in its own `grant_children`.
+    `.holon/mcp.json` turns servers on or off for it (`holon mcp enable|disable AGENT NAME`); a
+    private child uses only the servers its parent grants (`--children`).
     """
 
 
@@ -93,6 +93,33 @@ def add_cmd(
     pairs = dict(e.partition("=")[::2] for e in env)
     admin.add(name, command=list(command), url=url, env=pairs, bearer_token_env=bearer_token_env)
     click.echo(f"added MCP server {name}")
+
+
+@mcp_group.command("enable")
+@click.argument("agent")
+@click.argument("name")
+@click.option("--children", is_flag=True, help="Grant it to AGENT's private children instead.")
+def enable_cmd(agent: str, name: str, children: bool) -> None:
+    """Let AGENT use server NAME (in its .holon/mcp.json), whatever config.toml's `enabled`."""
+    _choose(agent, name, on=True, children=children)
+
+
+@mcp_group.command("disable")
+@click.argument("agent")
+@click.argument("name")
+@click.option("--children", is_flag=True, help="Withdraw it from AGENT's private children.")
+def disable_cmd(agent: str, name: str, children: bool) -> None:
+    """Keep AGENT from using server NAME (in its .holon/mcp.json)."""
+    _choose(agent, name, on=False, children=children)
+
+
+def _choose(agent: str, name: str, *, on: bool, children: bool) -> None:
+    from holon.home.registry import resolve
+    from holon.mcp import admin
+
+    admin.choose(resolve(agent), name, on=on, children=children)
+    who = f"{agent}'s private children" if children else agent
+    click.echo(f"{'enabled' if on else 'disabled'} MCP server {name} for {who}")
 
 
 @mcp_group.command("remove")

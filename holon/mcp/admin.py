@@ -13,9 +13,9 @@ from holon import config
 from holon.errors import UsageError
 from holon.home.layout import Home
 from holon.mcp import cache
-from holon.mcp.config import check_name, parse, servers
+from holon.mcp.config import agent_choice, check_name, parse, servers
 from holon.paths import config_path
-from holon.store.atomic import write_text
+from holon.store.atomic import write_json, write_text
 
 
 def _text() -> str:
@@ -105,6 +105,27 @@ def remove(name: str) -> None:
             hint="remove it from config.toml by hand",
         )
     _save(text, name)
+
+
+def choose(home: Home, name: str, *, on: bool, children: bool = False) -> dict[str, list[str]]:
+    """Turn server NAME on or off for one agent in its `.holon/mcp.json` (with `children`: grant
+    it to, or withdraw it from, the agent's private children); the new choice."""
+    if not any(s.name == name for s in servers()):
+        raise UsageError(
+            f"no MCP server named {name!r}",
+            kind="unknown_mcp_server",
+            hint="see the configured ones with `holon mcp list`",
+        )
+    choice = agent_choice(home)
+    keys = ("grant_children",) if children else ("enabled", "disabled")
+    for key in keys:
+        choice[key] = [n for n in choice[key] if n != name]
+    if not children:
+        choice["enabled" if on else "disabled"].append(name)
+    elif on:
+        choice["grant_children"].append(name)
+    write_json(home.mcp_json, {k: sorted(v) for k, v in choice.items()})
+    return choice
 
 
 def rows(homes: list[Home]) -> list[dict[str, Any]]:

@@ -149,3 +149,22 @@ def test_a_listing_is_bounded_before_it_reaches_the_prompt():
     assert "mcp__s__big" not in {s.model_name for s in found}
     assert "mcp__s__notaschema" not in {s.model_name for s in found}
     assert len(found[0].description) == discovery.MAX_DESCRIPTION
+
+
+def test_enable_disable_and_grant_write_the_agents_choice(holon_env, agent):
+    write_config(holon_env, '[mcp_servers.on]\ncommand = "a"\nenabled = false\n')
+    admin.choose(agent, "on", on=True)
+    assert [s.name for s in config.for_agent(agent)] == ["on"]
+    admin.choose(agent, "on", on=False)
+    assert config.for_agent(agent) == []
+    admin.choose(agent, "on", on=True, children=True)
+    assert config.agent_choice(agent) == {
+        "enabled": [],
+        "disabled": ["on"],
+        "grant_children": ["on"],
+    }
+    admin.choose(agent, "on", on=False, children=True)
+    assert config.agent_choice(agent)["grant_children"] == []
+    with pytest.raises(UsageError) as err:
+        admin.choose(agent, "nope", on=True)
+    assert err.value.kind == "unknown_mcp_server"
