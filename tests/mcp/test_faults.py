@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from helpers import REPO, subprocess_env, transcript
 
+from holon.store import storedonce
+
 pytestmark = pytest.mark.slow
 
 FAULT = REPO / "tests" / "support" / "mcp_fault_server.py"
@@ -34,7 +36,9 @@ def call(tool: str, **arguments) -> dict:
 
 
 def results(home: Path) -> list[dict]:
-    return [e["data"] for e in transcript(home) if e["kind"] == "tool_result"]
+    """The tool results, whole again (the ledger keeps a text once, in the receipt)."""
+    entries = [storedonce.expand_entry(e) for e in transcript(home) if e["kind"] == "tool_result"]
+    return [e["data"] for e in entries]
 
 
 def test_each_fault_is_its_own_error_and_the_turn_goes_on(holon, holon_env, agent, script):

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from helpers import transcript
 
+from holon.store import storedonce
+
 pytestmark = pytest.mark.slow
 
 TIME_SERVER = shutil.which("mcp-server-time") or str(
@@ -33,11 +35,9 @@ def _configure(holon_env: Path) -> None:
 
 
 def _results(home: Path) -> dict[str, dict]:
-    return {
-        e["data"]["tool_name"]: e["data"]["envelope"]
-        for e in transcript(home)
-        if e["kind"] == "tool_result"
-    }
+    """Tool name -> envelope, whole again (the ledger keeps a text once, in the receipt)."""
+    entries = [storedonce.expand_entry(e) for e in transcript(home) if e["kind"] == "tool_result"]
+    return {e["data"]["tool_name"]: e["data"]["envelope"] for e in entries}
 
 
 def test_time_server_tools_in_a_scripted_turn(holon, holon_env, agent, script):
@@ -98,3 +98,34 @@ def test_prompt_cache_key_is_stable_across_debug_prompt_runs(holon, holon_env, a
         tools.append([t for t in doc["request"]["tools"] if t.startswith("mcp__")])
     assert keys[0] == keys[1]
     assert tools[0] == tools[1] == ["mcp__time__get_current_time", "mcp__time__convert_time"]
+
+
+def test_git_server_reads_a_repository_in_a_turn(holon, holon_env, agent, script, tmp_path):
+    import subprocess
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "a.txt").write_text("one\n")
+    subprocess.run([*git, "add", "a.txt"], check=True)
+    subprocess.run([*git, "commit", "-qm", "the first commit"], check=True)
+    (repo / "a.txt").write_text("two\n")
+    server = shutil.which("mcp-server-git") or str(Path(sys.executable).parent / "mcp-server-git")
+    added = holon("mcp", "add", "git", "--", server, "--repository", str(repo))
+    assert added.returncode == 0, added.stderr
+    ref = script(
+        {
+            "tool_calls": [
+                {"name": "mcp__git__git_status", "arguments": {"repo_path": str(repo)}},
+                {"name": "mcp__git__git_log", "arguments": {"repo_path": str(repo)}},
+            ]
+        },
+        {"text": "read it"},
+    )
+    holon("model", "set", "a", ref)
+    done = holon("prompt", "a", "what changed?")
+    assert done.returncode == 0, done.stderr
+    results = _results(agent.root)
+    assert "modified:   a.txt" in results["mcp__git__git_status"]["result"]["text"]
+    assert "the first commit" in results["mcp__git__git_log"]["result"]["text"]
