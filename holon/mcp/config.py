@@ -140,12 +140,22 @@ def parse(name: str, table: Any) -> Server:
     )
 
 
-def servers() -> list[Server]:
-    """Every configured server, in name order (enabled or not)."""
+def servers(*, skip_invalid: bool = False) -> list[Server]:
+    """Every configured server, in name order (enabled or not); `invalid_config` for a bad table,
+    or (`skip_invalid`, what a turn does: one typo must not stop the agent) without it."""
     tables = config.get("mcp_servers", {})
     if not isinstance(tables, dict):
+        if skip_invalid:
+            return []
         raise invalid("*", "mcp_servers must be a table of tables")
-    return [parse(name, tables[name]) for name in sorted(tables)]
+    out = []
+    for name in sorted(tables):
+        try:
+            out.append(parse(name, tables[name]))
+        except UsageError:
+            if not skip_invalid:
+                raise
+    return out
 
 
 def configured() -> bool:
@@ -181,7 +191,7 @@ def for_agent(home: Home) -> list[Server]:
     parent = home.parent_root
     granted = set(agent_choice(Home(parent)).get("grant_children", [])) if parent else None
     out = []
-    for server in servers():
+    for server in servers(skip_invalid=True):  # `holon mcp list` and doctor name a bad one
         on = server.enabled
         if server.name in choice["enabled"]:
             on = True

@@ -469,6 +469,7 @@ def mcp_findings(agent: Agent) -> list[dict[str, Any]]:
     try:
         if not mcp_config.configured():
             return []
+        mcp_config.servers()  # a bad table is named here; the turns go on without it
         from holon.ops import mcp
 
         return mcp.doctor_findings(agent, finding)

@@ -47,6 +47,7 @@ def test_idle_paths_import_no_sdk_or_heavy_module(agent, args):
     assert leaked == [], f"{args} imported {leaked}"
 
 
+@pytest.mark.slow
 def test_a_turn_that_calls_no_mcp_tool_imports_no_mcp_and_starts_no_server(
     agent, holon_env, tmp_path, script
 ):

@@ -168,3 +168,11 @@ def test_enable_disable_and_grant_write_the_agents_choice(holon_env, agent):
     with pytest.raises(UsageError) as err:
         admin.choose(agent, "nope", on=True)
     assert err.value.kind == "unknown_mcp_server"
+
+
+def test_a_bad_table_leaves_the_agent_its_other_servers(holon_env, agent):
+    write_config(holon_env, '[mcp_servers.good]\ncommand = "a"\n[mcp_servers.bad]\nurl = 5\n')
+    assert [s.name for s in config.for_agent(agent)] == ["good"]
+    with pytest.raises(UsageError) as err:
+        config.servers()
+    assert err.value.kind == "invalid_config" and "[mcp_servers.bad]" in err.value.message
