@@ -85,6 +85,12 @@ def test_time_server_tools_in_a_scripted_turn(holon, holon_env, agent, script):
     assert converted["target"]["datetime"].endswith("21:00:00+09:00")
     assert converted["time_difference"] == "+9.0h"
 
+    called = holon(
+        "tool", "call", "a", "mcp__time__get_current_time", "--input", '{"timezone": "UTC"}'
+    )
+    assert called.returncode == 0, called.stderr
+    assert json.loads(called.stdout)["result"]["structured_content"]["timezone"] == "UTC"
+
 
 def test_prompt_cache_key_is_stable_across_debug_prompt_runs(holon, holon_env, agent, script):
     _configure(holon_env)
