@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp.client.session import ClientSession
+from mcp_types import PaginatedRequestParams
 from pydantic import ValidationError
 
 from holon.errors import HolonError
@@ -84,9 +85,7 @@ class Connection:
         assert self.session is not None
         out: list[dict[str, Any]] = []
         cursor = None
-        for _ in range(100):
-            from mcp_types import PaginatedRequestParams
-
+        for _ in range(100):  # pages; a server that never stops paging is cut off
             params = PaginatedRequestParams(cursor=cursor) if cursor else None
             page = await self.session.list_tools(params=params)
             out += [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in page.tools]

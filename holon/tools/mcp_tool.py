@@ -10,10 +10,12 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
+from holon.home.layout import Home
 from holon.mcp import discovery, names, results
 from holon.mcp.discovery import Spec
 from holon.mcp.failure import HINTS, TIMEOUT, McpFailure
@@ -126,7 +128,7 @@ class McpTool(Tool):
 
 
 def agent_tools(
-    home: Any, root: Any, cwd: Any, failed: list[dict[str, Any]] | None = None
+    home: Home, root: Path, cwd: Path, failed: list[dict[str, Any]] | None = None
 ) -> list[Tool]:
     """The MCP tools this agent sees (holon.mcp.discovery.tools)."""
     return [McpTool(s) for s in discovery.tools(home, root, cwd, failed=failed)]
