@@ -27,6 +27,7 @@ from holon.sandbox import confine
 
 MAX_LINE = 16 << 20  # one JSON-RPC message; more is `invalid_mcp_response`
 STDERR_TAIL = 600
+GRACE_S = 0.5  # after stdin closes, before the group is killed
 
 
 class Garbage(Exception):
@@ -69,12 +70,12 @@ async def _spawn(server: Server, home: Home, root: Path, cwd: Path, wire: Wire):
     scratch = home.scratch_dir(new_id("mcp"))
     os.makedirs(home.scratch, mode=0o700, exist_ok=True)
     os.mkdir(scratch, 0o700)
+    wire.extra["scratch"] = scratch  # removed when the connection closes, whatever happens next
     workdir = Path(server.cwd).expanduser() if server.cwd else cwd
     if not workdir.is_absolute():
         workdir = cwd / workdir
     conf = confine.prepare(home, execution_root=root, workdir=workdir, scratch=scratch)
     wire.stderr_path = scratch / "stderr.log"
-    wire.extra["scratch"] = scratch
     with open(wire.stderr_path, "wb") as err:
         try:
             proc = await asyncio.create_subprocess_exec(
@@ -96,11 +97,18 @@ async def _spawn(server: Server, home: Home, root: Path, cwd: Path, wire: Wire):
     return proc
 
 
-def kill(proc: Any) -> None:
-    """Stop the server's process group (TERM then, if it lingers, KILL by the caller)."""
-    if proc.returncode is None:
-        with suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+async def stop(proc: Any) -> None:
+    """End the server: its stdin closed (the spec's polite end), a moment to exit, then KILL to
+    its whole process group, so nothing it started outlives the tick."""
+    if proc.stdin is not None:
+        with suppress(OSError, RuntimeError):
+            proc.stdin.close()
+    with suppress(asyncio.TimeoutError):
+        await asyncio.wait_for(proc.wait(), GRACE_S)
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    with suppress(asyncio.TimeoutError):
+        await asyncio.wait_for(proc.wait(), 2)
 
 
 @asynccontextmanager
@@ -145,16 +153,7 @@ async def stdio(server: Server, home: Home, root: Path, cwd: Path, wire: Wire) -
             finally:
                 tg.cancel_scope.cancel()
     finally:
-        _stop(proc)
-        with suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(proc.wait(), 2)
-
-
-def _stop(proc: Any) -> None:
-    if proc.stdin is not None:
-        with suppress(OSError, RuntimeError):
-            proc.stdin.close()
-    kill(proc)
+        await stop(proc)
 
 
 @asynccontextmanager

@@ -5,11 +5,12 @@ the turn goes on. And the server runs confined: scrubbed environment, `.holon/` 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
 import pytest
-from helpers import REPO, subprocess_env, transcript
+from helpers import REPO, subprocess_env, transcript, wait_for
 
 from holon.store import storedonce
 
@@ -110,6 +111,7 @@ def test_the_server_runs_in_the_agents_sandbox(holon, holon_env, agent, script):
                 call("env", name="SERVER_OWN"),
                 call("write", path=str(protected)),
                 call("write", path=str(agent.root / "notes.txt")),
+                call("child"),
             ]
         },
         {"text": "checked"},
@@ -126,6 +128,16 @@ def test_the_server_runs_in_the_agents_sandbox(holon, holon_env, agent, script):
     assert texts[2].startswith("refused")
     assert not protected.exists()
     assert texts[3] == "written"
+    pid = int(texts[4])  # the server and what it started stopped with the tick
+
+    def gone() -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+
+    wait_for(gone, timeout=10)
 
 
 def test_a_schema_that_cannot_be_strict_is_sent_as_given(holon, holon_env, agent):

@@ -82,6 +82,14 @@ def env(name: str) -> str:
 
 
 @server.tool()
+def child() -> int:
+    """Start a long `sleep` of its own and return its pid (it must not outlive the tick)."""
+    import subprocess
+
+    return subprocess.Popen(["sleep", "600"], stdin=subprocess.DEVNULL).pid
+
+
+@server.tool()
 def write(path: str) -> str:
     """Try to write a file; say what happened."""
     try:
