@@ -5,7 +5,7 @@
    and the cache written; a server that failed is retried after RETRY_S, and offers no tools
    meanwhile; two tools mapping to one model name refuse that server's listing.
 2. `call(...)`: the server's connection for this tick (holon.mcp.pool), started on first use; a
-   server now reporting another version is listed again (the catalog changes next turn).
+   server now reporting another version is listed again (the catalog changes from the next request).
 """
 
 from __future__ import annotations
