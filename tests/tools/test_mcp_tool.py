@@ -65,3 +65,33 @@ def test_the_mcp_prefix_is_reserved_for_mcp_tools():
         registry.register(Squatter())
     assert err.value.kind == "tool_plugin_unavailable"
     assert registry.get("mcp__time__get_current_time") is None
+
+
+def test_a_private_child_calls_only_the_servers_its_parent_grants(agent, holon_env):
+    import json
+
+    from holon import config as holon_config
+    from holon.agent.handle import Agent
+    from holon.home.init import init_home
+    from holon.mcp import cache
+    from holon.tools import registry
+    from holon.tools.base import ToolContext
+
+    holon_env.mkdir(parents=True, exist_ok=True)
+    (holon_env / "config.toml").write_text(
+        '[mcp_servers.s]\ncommand = "/nonexistent/mcp"\nstartup_timeout_s = 2\n'
+    )
+    holon_config.reset()
+    child = init_home(agent.children_dir / "a.c-123456", "a.c-123456")
+    ident = json.loads(child.agent_json.read_text())
+    child.agent_json.write_text(json.dumps({**ident, "profile_preset": "private_child"}))
+    cache.store(
+        child, parse("s", {"command": "/nonexistent/mcp"}), version="1", tools=[{"name": "t"}]
+    )
+    ctx = ToolContext(agent=Agent(child), execution_root=child.root, cwd=child.root)
+
+    refused = registry.call(ctx, "mcp__s__t", {})
+    assert refused.envelope["error"]["kind"] == "unknown_tool"  # not granted: not its tool
+    agent.mcp_json.write_text(json.dumps({"grant_children": ["s"]}))
+    granted = registry.call(ctx, "mcp__s__t", {})
+    assert granted.envelope["error"]["kind"] == "mcp_server_unavailable"  # its tool: it ran
