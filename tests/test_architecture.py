@@ -27,6 +27,7 @@ RANK = {
     "patch": 5,
     "memory": 5,
     "feed": 5,
+    "mcp": 5,
     "prompt": 6,
     "tools": 6,
     "runtime": 7,
@@ -315,6 +316,7 @@ AGENT_BUILDERS = {
     "holon.ops.debug",
     "holon.ops.doctor",
     "holon.ops.gc",
+    "holon.ops.mcp",  # `holon mcp tools AGENT`: its entry point
     "holon.ops.prompt",
     "holon.ops.queue",
     "holon.ops.repair",

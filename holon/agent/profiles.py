@@ -76,8 +76,8 @@ def allows(preset: str, tool_name: str) -> bool:
     """Whether an agent with `preset` may see and call `tool_name`."""
     if preset == PUBLIC_NAMED:
         return True
-    if preset == PRIVATE_CHILD:
-        return tool_name in PRIVATE_CHILD_TOOLS
+    if preset == PRIVATE_CHILD:  # MCP tools: only the servers its parent grants (holon.mcp)
+        return tool_name in PRIVATE_CHILD_TOOLS or tool_name.startswith("mcp__")
     return False  # not a preset: nothing (preset_of never returns one)
 
 

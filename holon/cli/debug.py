@@ -25,7 +25,9 @@ def prompt_cmd(agent: str, as_json: bool, model: str | None) -> None:
     episodes and conversation items included, the context window and
     budget, the prompt cache key and fingerprint), then the system blocks,
     the episode block, the tool names and the conversation. Nothing is
-    written: a compaction the request would need is only described.
+    written: a compaction the request would need is only described. (An MCP
+    server without a cached tool list is started and listed, and that list
+    cached, as the next turn would.)
     """
     from holon.home.registry import resolve
     from holon.ops import debug

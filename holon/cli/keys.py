@@ -62,6 +62,13 @@ def set_cmd(name: str, value: str | None, force: bool) -> None:
         click.echo(f"note: {name} is also set in this environment, which wins over the file")
 
 
+def _mcp_tokens() -> set[str]:
+    """The key names MCP servers send as bearer tokens (`bearer_token_env`)."""
+    from holon.mcp import config
+
+    return {s.bearer_token_env for s in config.servers() if s.bearer_token_env}
+
+
 def _check_read(name: str) -> None:
     """Refuse a NAME that no built-in or configured provider reads its key from, suggesting the
     one meant (`openai` -> OPENAI_API_KEY). The name is not repeated: it may be a pasted key."""
@@ -71,7 +78,7 @@ def _check_read(name: str) -> None:
     from holon.providers.resolve import key_variables
 
     known = key_variables()
-    if name in known:
+    if name in known or name in _mcp_tokens():
         return
     by_provider = {p.lower(): var for var, ids in known.items() for p in ids}
     guess = by_provider.get(name.lower()) or next(

@@ -48,6 +48,7 @@ COMMANDS: dict[str, str] = {
     "sandbox": "holon.cli.sandbox:sandbox_group",
     "workspace": "holon.cli.workspace:workspace_group",
     "skills": "holon.cli.skills:skills_group",
+    "mcp": "holon.cli.mcp:mcp_group",
 }
 
 

@@ -64,6 +64,28 @@ EXTRA = {
         "environment. A record runs it at least once (cursor .holon/notify.json); a failure is a "
         "notify_hook_failed event that holon doctor reports.\n"
     ),
+    "mcp": (
+        ".SH CONFIGURATION\nOne table per server in $HOLON_HOME/config.toml; NAME is "
+        "[a\\-z0\\-9_\\-]+.\n"
+        ".TP\n.B command, args, env, cwd\nA stdio server: the program, its arguments, variables "
+        "added to the sandbox's scrubbed environment, and its working directory (default: the "
+        "agent's working directory).\n.TP\n.B url, bearer_token_env, headers\nA streamable HTTP "
+        "server, reached by holon itself; the token is the key named bearer_token_env (the "
+        "environment, else holon keys).\n.TP\n.B enabled\nDefault true; an agent's "
+        ".holon/mcp.json may turn it on or off for that agent.\n.TP\n.B enabled_tools, "
+        "disabled_tools\nWhich of its tools the model sees.\n.TP\n.B startup_timeout_s, "
+        "tool_timeout_s\nDefault 10 and 60.\n"
+        ".SH TOOLS\nThe model sees mcp__<server>__<tool> (other characters mapped to _, at most 64 "
+        "characters; two tools with one name refuse the server's listing). A stdio server starts "
+        "inside the agent's sandbox when a tick first needs it and stops when the tick ends. Its "
+        "tool list is cached in the agent's .holon/indexes/mcp/<server>.json under a digest of "
+        "its configuration and the version it reports, so a tick whose model calls no MCP tool "
+        "starts no server. Failures are the tool errors mcp_server_unavailable, tool_timeout, "
+        "invalid_mcp_response and mcp_tool_error (the server's isError); the turn goes on.\n"
+        ".SH FILES\n.TP\n.B .holon/mcp.json\n"
+        '{"enabled": [...], "disabled": [...], "grant_children": [...]}: this agent\'s choice, '
+        "in the agent home, and the servers its private children may use (none otherwise).\n"
+    ),
     "enqueue": (
         ".SH PROVENANCE\nchannel_event: origin channel, untrusted_external, external_evidence, "
         "surface http_public_enqueue. webhook_event: origin webhook, trusted_integration, "

@@ -124,10 +124,12 @@ def call_cmd(agent: str, name: str, input_: str, render: bool) -> None:
     unknown tool NAME (a typo on the command line is usage, not a tool result).
     """
     from holon.home.registry import resolve
+    from holon.mcp import names
     from holon.ops import tools
 
     home = resolve(agent)
-    _tool_or_usage(name)
+    if not names.is_mcp(name):  # an MCP tool is the agent's own: the call finds it, or says not
+        _tool_or_usage(name)
     arguments = parse_json_object(input_, "--input")
     outcome = tools.call(home, name, arguments)
     click.echo(

@@ -392,6 +392,7 @@ def agent_report(home: Home) -> dict[str, Any]:
         out += sandbox_finding(aid, home) + ledger_findings(aid, home)
         out += prompt_file_findings(agent) + worktree_findings(aid, agent)
         out += attention.agent_findings(aid, home, state, finding)
+        out += mcp_findings(agent)
     if dead:
         out.append(
             finding(
@@ -459,6 +460,23 @@ def ledger_findings(aid: str, home: Home) -> list[dict[str, Any]]:
     )
     msg = f"ledgers need settling after a merge: {said}"
     return [finding("ledgers", "error", msg, f"holon doctor --repair {aid}", ledgers=found)]
+
+
+def mcp_findings(agent: Agent) -> list[dict[str, Any]]:
+    """Each MCP server the agent uses, started and listed (holon.ops.mcp); none configured: none."""
+    from holon.mcp import config as mcp_config
+
+    try:
+        if not mcp_config.configured():
+            return []
+        mcp_config.servers()  # a bad table is named here; the turns go on without it
+        from holon.ops import mcp
+
+        return mcp.doctor_findings(agent, finding)
+    except HolonError as exc:  # an invalid config.toml: the config finding says it once
+        if exc.kind == "invalid_config" and "[mcp_servers." not in exc.message:
+            return []
+        return [finding("mcp", "error", exc.message, exc.hint, kind=exc.kind)]
 
 
 def sandbox_finding(aid: str, home: Home) -> list[dict[str, Any]]:

@@ -29,6 +29,7 @@ from holon.agent.handle import Agent
 from holon.feed import notify
 from holon.home.layout import Home
 from holon.ids import is_id
+from holon.mcp import pool
 from holon.model.messages import MessageEnvelope
 from holon.model.records import AgentState, AgentStatus
 from holon.patch import journal
@@ -105,6 +106,7 @@ def tick(
             agent.update_state(lambda s: setattr(s, "last_tick_at", clock.now_iso()))
         nextdue.refresh(home)
     finally:
+        pool.close_all()  # the MCP servers this tick started stop with it
         lock.release()
     notify.kick(home)  # records a crashed delivery left, or written outside a turn
     return report

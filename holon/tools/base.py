@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 from holon.agent.handle import Agent
 from holon.home.layout import Home
+from holon.model.conversation import ToolDefinition
 
 
 class ToolArgs(BaseModel):
@@ -179,6 +180,12 @@ class Tool:
     mutates: ClassVar[bool] = False
     # exposed as a freeform grammar tool on Responses transports (ApplyPatch)
     freeform_grammar: ClassVar[str | None] = None
+    # what else tells two tools of one class and name apart in a catalog (an MCP tool's schema)
+    fingerprint: str = ""
+
+    def provider_definition(self, mode: str) -> ToolDefinition | None:
+        """The definition when the tool has no `Args` schema of its own (MCP tools), else None."""
+        return None
 
     def validate(self, ctx: ToolContext, args: ToolArgs) -> None:
         """Semantic validation after the typed parse; raise ToolFailure."""

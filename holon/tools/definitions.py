@@ -20,6 +20,9 @@ _CACHE: dict[tuple[type, str, SchemaMode], ToolDefinition] = {}
 def definition(tool: Tool, mode: SchemaMode = "relaxed") -> ToolDefinition:
     """A tool's definition; built once per process (schemas are class-level and costly to emit:
     every provider round asks for the whole catalog). Shared: callers must not mutate it."""
+    own = tool.provider_definition(mode)
+    if own is not None:
+        return own
     key = (type(tool), tool.name, mode)
     cached = _CACHE.get(key)
     if cached is None:
@@ -62,7 +65,7 @@ def catalog(tools: list[Tool], mode: SchemaMode = "relaxed", *, freeform: bool =
     grammar), built once per process: every provider round asks for it. Keyed by the tool
     classes and names, so a plugin registered later makes a new catalog; catalogs with the same
     digest are one object."""
-    key = (tuple((type(t), t.name) for t in tools), mode, freeform)
+    key = (tuple((type(t), t.name, t.fingerprint) for t in tools), mode, freeform)
     found = _CATALOGS.get(key)
     if found is None:
         defs = definitions(tools, mode)

@@ -14,7 +14,8 @@ from typing import Any
 from holon import strictjson
 from holon.agent import profiles
 from holon.errors import HolonError
-from holon.tools import envelope
+from holon.mcp import names as mcp_names
+from holon.tools import envelope, mcp_tool
 from holon.tools.base import CallOutcome, Tool, ToolContext, ToolFailure, bounded
 from holon.tools.catalog import BUILTINS
 
@@ -24,6 +25,10 @@ _plugins_loaded = False
 
 
 def register(tool: Tool) -> None:
+    """Add a tool; the MCP prefix is refused (rfc-tool-contract-consistency reserves it)."""
+    if mcp_names.is_mcp(tool.name):
+        reserved = f"the {mcp_names.PREFIX} prefix is reserved for MCP tools"
+        raise ToolFailure("tool_plugin_unavailable", f"cannot register {tool.name!r}: {reserved}")
     _EXTRA[tool.name] = tool
 
 
@@ -140,7 +145,7 @@ def call(
     ctx: ToolContext, name: str, arguments: dict[str, Any] | None = None, raw: str | None = None
 ) -> CallOutcome:
     """Run one tool call: canonical envelope, model-visible receipt, and effects for the runtime."""
-    tool = get(name)
+    tool = get(name) or mcp_tool.lookup(ctx, name)
     if tool is None:
         return failed(
             bounded(name),

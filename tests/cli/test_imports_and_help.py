@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
 import pytest
 from golden_check import check
-from helpers import run, subprocess_env
+from helpers import REPO, run, subprocess_env
 
 HEAVY = (
     "openai",
@@ -20,15 +21,17 @@ HEAVY = (
     "croniter",
     "sqlite3",
     "textual",
+    "mcp",
+    "mcp_types",
 )
 
 
-def _imported(*args: str) -> set[str]:
+def _imported(*args: str, **env: str) -> set[str]:
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "holon", *args],
         capture_output=True,
         text=True,
-        env=subprocess_env(),
+        env=subprocess_env(**env),
     )
     names = set()
     for line in proc.stderr.splitlines():
@@ -49,6 +52,33 @@ def test_console_help_does_not_import_textual():
     """Textual is the console's alone, and only once it runs: not for its --help."""
     names = _imported("console", "--help")
     assert "click" in names and "textual" not in names and "rich" not in names
+
+
+@pytest.mark.slow
+def test_a_turn_that_calls_no_mcp_tool_imports_no_mcp_and_starts_no_server(
+    agent, holon_env, tmp_path, script
+):
+    """MCP servers configured and their tools cached: an idle tick, and a busy one whose model
+    calls no MCP tool, load nothing of the SDK and start no server."""
+    starts = tmp_path / "starts.log"
+    fault = REPO / "tests" / "support" / "mcp_fault_server.py"
+    holon_env.mkdir(parents=True, exist_ok=True)
+    (holon_env / "config.toml").write_text(
+        f"[mcp_servers.f]\ncommand = {json.dumps(sys.executable)}\n"
+        f"args = [{json.dumps(str(fault))}]\n"
+    )
+    env = {"FAULT_STARTS": str(starts)}
+    listed = run("mcp", "tools", "a", env=subprocess_env(**env))
+    assert "mcp__f__echo" in listed.stdout, listed.stderr
+    assert len(starts.read_text().splitlines()) == 1
+    assert not {"mcp", "mcp_types"} & _imported("tick", "a", **env)
+    run("model", "set", "a", script({"text": "no tools today"}))
+    run("prompt", "a", "hello", "--no-wait")
+    names = _imported("tick", "a", **env)
+    assert "pydantic" in names  # a turn ran
+    assert not {"mcp", "mcp_types"} & names
+    assert "no tools today" in run("briefs", "a").stdout
+    assert len(starts.read_text().splitlines()) == 1
 
 
 def _commands() -> list[list[str]]:

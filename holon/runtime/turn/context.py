@@ -10,12 +10,13 @@ from holon import config
 from holon.agent import budget, profiles, workspaces
 from holon.agent.handle import Agent
 from holon.context import memoryfiles, window, workingmemory
+from holon.mcp import config as mcp_config
 from holon.model.conversation import UserItem
 from holon.patch.guidance import prompt_guidance
 from holon.prompt import request, turncontext, workqueue
 from holon.providers.runner import model_chain as chain_of
-from holon.tools import definitions, registry
-from holon.tools.base import RenderPolicy, ToolContext
+from holon.tools import definitions, mcp_tool, registry
+from holon.tools.base import RenderPolicy, Tool, ToolContext
 from holon.tools.definitions import Catalog
 
 DEFAULT_MAX_OUTPUT_TOKENS = 8192
@@ -74,18 +75,35 @@ def apply_patch_guidance(model_ref: str) -> str:
     return prompt_guidance("freeform" if provider in FREEFORM_PROVIDERS else "json")
 
 
-def catalog(model_ref: str, preset: str) -> tuple[Catalog, list[str]]:
+def catalog(
+    model_ref: str, preset: str, extra: list[Tool] | None = None
+) -> tuple[Catalog, list[str]]:
     """(tool catalog, tool guidance) as offered to this model for an agent with profile `preset`
-    (holon.agent.profiles: only the tools it allows). The catalog is built once per process for
-    each tool set (holon.tools.definitions.catalog is keyed by the tools it is given)."""
+    (holon.agent.profiles: only the tools it allows), `extra` (the agent's MCP tools) last. The
+    catalog is built once per process for each tool set (holon.tools.definitions.catalog is
+    keyed by the tools it is given)."""
     named = (registry.get(n) for n in profiles.allowed(preset, registry.names()))
-    tools = [t for t in named if t is not None]
+    tools = [t for t in named if t is not None] + list(extra or [])
     freeform = model_ref.split("/", 1)[0] in FREEFORM_PROVIDERS
     tools_catalog = definitions.catalog(tools, "relaxed", freeform=freeform)
     guidance = [g for g in (getattr(t, "guidance", None) for t in tools) if g]
     if any(t.name == "ApplyPatch" for t in tools):
         guidance.append(apply_patch_guidance(model_ref))
     return tools_catalog, guidance
+
+
+def mcp_tools(agent: Agent, *, record: bool = True) -> list[Tool]:
+    """The agent's MCP tools (holon.tools.mcp_tool): none, and nothing of MCP imported, when no
+    server is configured; from the cached listings otherwise (a server starts only to list).
+    A server that failed to list just now is an event (`record`), and offers no tools."""
+    if not mcp_config.configured():
+        return []
+    root, cwd = execution_root(agent)
+    failed: list[dict[str, Any]] = []
+    tools = mcp_tool.agent_tools(agent.home, root, cwd, failed)
+    for failure in failed if record else []:
+        agent.event(failure["kind"], **failure)
+    return tools
 
 
 def max_output_tokens() -> int:
@@ -151,7 +169,8 @@ def build_request(
 ) -> request.Assembly:
     """The provider request for the next round, within the model's budget (see
     holon.prompt.request)."""
-    tools, guidance = catalog(model_ref, profiles.preset_of(agent.home))
+    extra = mcp_tools(agent, record=persist)
+    tools, guidance = catalog(model_ref, profiles.preset_of(agent.home), extra)
     # workspace guidance follows the anchor, not a worktree the execution root may be in
     anchor = Path(workspaces.binding(agent)["workspace_anchor"])
     current = None
