@@ -59,7 +59,7 @@ def _legacy_episodes(agent: Agent, turns: list[Turn], current: dict[str, Any]) -
                 builder,
                 agent_id=agent.id,
                 reason="compaction",
-                carry_forward=workingmemory.carry_forward(current),
+                carry_forward=episodes.carry_forward(agent.home, current),
                 waiting=None,
             )
         )
@@ -94,7 +94,7 @@ def fold(
                 builder,
                 agent_id=agent.id,
                 reason="compaction",
-                carry_forward=workingmemory.carry_forward(wm.current),
+                carry_forward=episodes.carry_forward(agent.home, wm.current),
                 waiting=wm.current.get("waiting"),
             )
         )
