@@ -15,7 +15,7 @@ from typing import Any
 
 from holon import clock
 from holon.agent.handle import Agent
-from holon.context import episodes, evidence, workingmemory
+from holon.context import episodes, evidence, rollups, workingmemory
 from holon.context.history import Turn
 from holon.model.records import AgentState
 from holon.store import jsonl
@@ -104,6 +104,7 @@ def fold(
     for rec in records:
         if rec["id"] not in known:
             jsonl.append(agent.home.context_episodes, rec)
+    rolled = rollups.roll_up(agent.home, agent.id, new_start)
     record = {
         "at": clock.now_iso(),
         "reason": reason,
@@ -111,6 +112,7 @@ def fold(
         "epoch": ctx.compression_epoch + 1,
         "folded_turns": len(dropped),
         "episodes": [r["id"] for r in records],
+        "rollups": [r["id"] for r in rolled],
         "window_start": new_start,
         "before_tokens": before_tokens,
         "after_tokens": after_tokens,

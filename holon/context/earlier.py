@@ -1,0 +1,127 @@
+"""What the episode block shows of the turns before the window: a cover of them all, newest finest.
+
+1. The cover: the roll-up frontier (holon.context.rollups), then the episodes after it that
+   begin before the window start. Together they cover every folded turn exactly once, in
+   O(levels) records however old the agent is. With no roll-up yet, the newest TAIL_SCAN
+   episodes (holon.context.episodes.recent).
+2. Refinement: the newest roll-up is replaced by the records it covers while the whole still
+   fits, and again, so recent stretches show at the finest resolution the budget allows.
+3. Fitting: when the cover does not fit, the oldest records are cut to their first line, then
+   merged into one line naming the turns they span (MemorySearch finds them); the newest is
+   shortened last, never dropped.
+
+Deterministic: the same ledgers, window start and budget give the same block.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from holon.context import episodes, rollups, window
+from holon.context.evidence import excerpt
+from holon.home.layout import Home
+from holon.store import jsonl
+
+FIRST_LINE = 200  # characters of an older record cut to its first line
+MIN_ROOM = 64  # tokens: with less, the block shows no episodes
+MAX_EXPANSIONS = 16  # refinement steps per block (each reads FANOUT records)
+
+
+def is_rollup(rec: dict[str, Any]) -> bool:
+    return isinstance(rec.get("level"), int) and str(rec.get("id", "")).startswith("ru-")
+
+
+def cover(home: Home, start: int) -> list[dict[str, Any]]:
+    """Records covering the folded turns before transcript offset `start`, oldest first."""
+    frontier, ep_offset = rollups.cursor(home)
+    if not frontier:
+        return episodes.recent(home.context_episodes, start)
+    out = []
+    for entry in frontier:
+        rec = rollups.read_at(home.context_rollups, entry.offset, entry.id)
+        if rec is not None:
+            out.append(rec)
+    for _, line in jsonl.lines(home.context_episodes, ep_offset):
+        rec = jsonl.parse_line(line)
+        begin = ((rec or {}).get("transcript") or {}).get("start_offset")
+        if not isinstance(begin, int) or not rec or not rec.get("summary"):
+            continue
+        if begin >= start:
+            break  # later episodes cover turns still in the window
+        out.append(rec)
+    return out
+
+
+def _text(rec: dict[str, Any], summary: str | None = None) -> str:
+    head = rollups.heading(rec) if is_rollup(rec) else episodes.heading(rec)
+    return f"{head}\n{rec['summary'] if summary is None else summary}".rstrip()
+
+
+def _cost(text: str) -> int:
+    return window.estimate(text) + 2
+
+
+def refine(home: Home, recs: list[dict[str, Any]], room: int) -> list[dict[str, Any]]:
+    """Replace the newest roll-up by what it covers while the whole fits `room` tokens."""
+    total = sum(_cost(_text(r)) for r in recs)
+    for _ in range(MAX_EXPANSIONS):
+        idx = next((i for i in range(len(recs) - 1, -1, -1) if is_rollup(recs[i])), None)
+        if idx is None:
+            break
+        kids = rollups.children(home, recs[idx])
+        if not kids:
+            break
+        grown = total - _cost(_text(recs[idx])) + sum(_cost(_text(k)) for k in kids)
+        if grown > room:
+            break
+        recs, total = recs[:idx] + kids + recs[idx + 1 :], grown
+    return recs
+
+
+def fit(recs: list[dict[str, Any]], room: int) -> list[tuple[list[str], str]]:
+    """(ids, text) per shown part within `room` tokens, oldest first (step 3 above)."""
+    parts = [([str(r["id"])], _text(r), r) for r in recs]
+    total = sum(_cost(t) for _, t, _ in parts)
+    for i in range(len(parts) - 1):  # the oldest first: cut to the first line
+        if total <= room:
+            break
+        ids, text, rec = parts[i]
+        first = (str(rec.get("summary") or "").splitlines() or [""])[0]
+        short = _text(rec, excerpt(first, FIRST_LINE * 2 // 3, FIRST_LINE // 3))
+        total += _cost(short) - _cost(text)
+        parts[i] = (ids, short, rec)
+    while total > room and len(parts) > 2:  # then merge the oldest into one line
+        (_, a_text, a), (_, b_text, b) = parts[0], parts[1]
+        merged = _span_line(a, b)
+        total += _cost(merged) - _cost(a_text) - _cost(b_text)
+        parts[:2] = [([], merged, {**a, "turns": _span(a, b)})]  # shown by span only
+    if total > room and parts:  # the newest always shows, shortened to the room there is
+        ids, text, rec = parts[-1]
+        rest = room - sum(_cost(t) for _, t, _ in parts[:-1])
+        head = text.split("\n", 1)[0]
+        summary = episodes.fit_summary(str(rec.get("summary") or ""), (rest - _cost(head)) * 4)
+        parts[-1] = (ids, _text(rec, summary) if rest >= 64 else head, rec)
+    return [(ids, text) for ids, text, _ in parts]
+
+
+def _span(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "first_index": (a.get("turns") or {}).get("first_index"),
+        "last_index": (b.get("turns") or {}).get("last_index"),
+    }
+
+
+def _span_line(a: dict[str, Any], b: dict[str, Any]) -> str:
+    t = _span(a, b)
+    return (
+        f"## Earlier · turns {t['first_index']}–{t['last_index']}: not shown to fit the "
+        "context window; MemorySearch finds them"
+    )
+
+
+def block_parts(home: Home, recs: list[dict[str, Any]], room: int) -> list[tuple[list[str], str]]:
+    """The `cover` within `room` tokens: (ids shown, text) per part, oldest first; nothing when
+    there is no room to speak of."""
+    if not recs or room < MIN_ROOM:
+        return []
+    return fit(refine(home, recs, room), room)

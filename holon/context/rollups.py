@@ -1,0 +1,347 @@
+"""Roll-ups: the whole life of an agent in its prompt, older stretches at coarser resolution.
+
+Episodes (level 0) that compaction folded out of the window are rolled up `FANOUT` at a time
+into a level-1 roll-up, `FANOUT` level-1 roll-ups into a level-2 one, and so on, like the
+carries of a counter. Each roll-up is one immutable line of `ledger/context_rollups.jsonl`
+with the turns and the transcript range it covers, the records it covers (ids and ledger
+offsets) and a deterministic summary: the turn lines of its children, lines that differ only
+in their numbers grouped into one (`turns 2–96 ×95`), the decisions and files, within
+`SUMMARY_CHARS`. The same episodes give the same roll-ups, ids included.
+
+The *frontier* (the roll-ups no higher one covers, oldest and coarsest first) and the offset in
+the episode ledger past the last rolled-up episode are kept in each line's `cursor` (the newest
+line itself is the last frontier entry), so the prompt reads O(levels) records however old the
+agent is: the frontier, then the episodes after it, together cover every turn before the window.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from holon import clock
+from holon.context.evidence import excerpt
+from holon.home.layout import Home
+from holon.store import jsonl
+from holon.vocab import SCHEMA_VERSION
+
+FANOUT = 8  # records rolled into one roll-up of the next level
+SUMMARY_CHARS = 2_400
+LINE_CHARS = 320  # one turn line of a roll-up
+VARIANTS = 3  # lines that differ only in numbers are shown each up to this many, then grouped
+MAX_GROUPS = 48  # turn groups a roll-up keeps (the rest are in its children and in search)
+MAX_DECISIONS, MAX_FILES = 8, 24
+TAIL_BYTES = 64 << 10  # read back from the end of the ledger to find its last line
+_TURN = re.compile(r"^turns? (\d+)(?:–(\d+) ×(\d+))? — (.*)$")
+_DIGITS = re.compile(r"\d+")
+
+
+@dataclass
+class Entry:
+    """A frontier entry: a roll-up by its level, id and offset in the roll-up ledger."""
+
+    level: int
+    id: str
+    offset: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"level": self.level, "id": self.id, "offset": self.offset}
+
+
+def last_line(path: Path) -> tuple[int, dict[str, Any]] | None:
+    """The ledger's last complete record and its (logical) offset."""
+    end = jsonl.end_offset(path) if path.exists() else 0
+    back = TAIL_BYTES
+    while end:
+        found = None
+        for offset, line in jsonl.lines(path, max(0, end - back)):
+            rec = jsonl.parse_line(line)
+            if rec is not None:
+                found = (offset, rec)
+        if found is not None or back >= end:
+            return found
+        back *= 4
+    return None
+
+
+def read_at(path: Path, offset: int, rec_id: str) -> dict[str, Any] | None:
+    """The record `rec_id` at `offset`, or None when the line there is another one (a ledger
+    rotated away or edited by hand)."""
+    for _, line in jsonl.lines(path, offset):
+        rec = jsonl.parse_line(line)
+        return rec if rec is not None and rec.get("id") == rec_id else None
+    return None
+
+
+def cursor(home: Home) -> tuple[list[Entry], int]:
+    """The frontier (oldest first) and the episode-ledger offset past the last rolled-up
+    episode, as the newest roll-up left them."""
+    found = last_line(home.context_rollups)
+    if found is None:
+        return [], 0
+    offset, rec = found
+    cur = rec.get("cursor") if isinstance(rec.get("cursor"), dict) else {}
+    frontier = [
+        Entry(int(e["level"]), str(e["id"]), int(e["offset"]))
+        for e in cur.get("frontier") or []
+        if isinstance(e, dict) and {"level", "id", "offset"} <= set(e)
+    ]
+    frontier.append(Entry(int(rec.get("level") or 1), str(rec.get("id")), offset))
+    return frontier, int(cur.get("episodes_offset") or 0)
+
+
+# -- rolling up ------------------------------------------------------------------------------
+
+
+def folded_episodes(home: Home, offset: int, before: int) -> list[tuple[int, int, dict]]:
+    """(offset, next offset, record) of the episodes from `offset` on that lie wholly before
+    transcript offset `before`, up to the first that does not."""
+    out = []
+    for here, line in jsonl.lines(home.context_episodes, offset):
+        rec = jsonl.parse_line(line)
+        if rec is None or not isinstance(rec.get("id"), str):
+            continue
+        end = (rec.get("transcript") or {}).get("end_offset")
+        if not isinstance(end, int) or end > before:
+            break
+        out.append((here, here + len(line), rec))
+    return out
+
+
+def roll_up(home: Home, agent_id: str, before: int) -> list[dict[str, Any]]:
+    """Append the roll-ups that the episodes folded before transcript offset `before` complete,
+    carrying up the levels. Returns them. Idempotent: a repeated call finds the cursor moved."""
+    path = home.context_rollups
+    frontier, ep_offset = cursor(home)
+    pending = folded_episodes(home, ep_offset, before)
+    written: list[dict[str, Any]] = []
+    while len(pending) >= FANOUT:
+        chunk, pending = pending[:FANOUT], pending[FANOUT:]
+        ep_offset = chunk[-1][1]
+        children = [(off, rec) for off, _, rec in chunk]
+        frontier = _append(path, agent_id, 1, children, frontier, ep_offset, written)
+        while len(frontier) >= FANOUT and _same_level(frontier[-FANOUT:]):
+            tail = frontier[-FANOUT:]
+            recs = [(e.offset, read_at(path, e.offset, e.id)) for e in tail]
+            if any(r is None for _, r in recs):
+                break  # a roll-up that cannot be read back is left uncarried, never guessed
+            level = tail[0].level + 1
+            frontier = _append(
+                path,
+                agent_id,
+                level,
+                recs,
+                frontier[:-FANOUT],
+                ep_offset,
+                written,  # type: ignore[arg-type]
+            )
+    return written
+
+
+def _same_level(entries: list[Entry]) -> bool:
+    return len({e.level for e in entries}) == 1
+
+
+def _append(
+    path: Path,
+    agent_id: str,
+    level: int,
+    children: list[tuple[int, dict[str, Any]]],
+    frontier: list[Entry],
+    ep_offset: int,
+    written: list[dict[str, Any]],
+) -> list[Entry]:
+    """Write one roll-up of `children`; returns the frontier with it at the end."""
+    rec = build(agent_id, level, children)
+    rec["cursor"] = {
+        "episodes_offset": ep_offset,
+        "frontier": [e.to_dict() for e in frontier],
+    }
+    jsonl.append(path, rec)
+    found = last_line(path)
+    assert found is not None and found[1].get("id") == rec["id"]
+    written.append(rec)
+    return [*frontier, Entry(level, rec["id"], found[0])]
+
+
+# -- the record ------------------------------------------------------------------------------
+
+
+def build(agent_id: str, level: int, children: list[tuple[int, dict[str, Any]]]) -> dict:
+    """The roll-up of `children` ((ledger offset, record), oldest first): episodes for level 1,
+    roll-ups of `level - 1` above. Deterministic but for `created_at`."""
+    recs = [rec for _, rec in children]
+    ids = [str(r["id"]) for r in recs]
+    seed = f"{level}\0" + "\0".join(ids)
+    first, last = recs[0].get("turns") or {}, recs[-1].get("turns") or {}
+    groups = merge_groups(recs, level)
+    work = list(dict.fromkeys(w for r in recs for w in _work_items(r)))
+    rec = {
+        "schema_version": SCHEMA_VERSION,
+        "id": "ru-" + hashlib.sha256(seed.encode("utf-8")).hexdigest()[:20],
+        "agent_id": agent_id,
+        "created_at": clock.now_iso(),
+        "level": level,
+        "covers": {
+            "ledger": "context_episodes" if level == 1 else "context_rollups",
+            "ids": ids,
+            "offsets": [off for off, _ in children],
+        },
+        "episodes": sum(int(r.get("episodes") or 1) for r in recs),
+        "turns": {
+            "first_index": first.get("first_index"),
+            "last_index": last.get("last_index"),
+            "count": sum(int((r.get("turns") or {}).get("count") or 0) for r in recs),
+            "first_turn_id": first.get("first_turn_id"),
+            "last_turn_id": last.get("last_turn_id"),
+        },
+        "transcript": {
+            "start_offset": (recs[0].get("transcript") or {}).get("start_offset"),
+            "end_offset": (recs[-1].get("transcript") or {}).get("end_offset"),
+        },
+        "workspace_id": recs[-1].get("workspace_id") or "agent_home",
+        "work_item_ids": work,
+        "files": list(dict.fromkeys(f for r in recs for f in r.get("files") or []))[-MAX_FILES:],
+        "decisions": [d for r in recs for d in r.get("decisions") or []][-MAX_DECISIONS:],
+        "groups": groups,
+    }
+    rec["summary"] = summary(rec)
+    rec["summary_source"] = "deterministic"
+    return rec
+
+
+def _work_items(rec: dict[str, Any]) -> list[str]:
+    if isinstance(rec.get("work_item_ids"), list):
+        return [str(w) for w in rec["work_item_ids"]]
+    return [str(rec["work_item_id"])] if rec.get("work_item_id") else []
+
+
+def episode_groups(rec: dict[str, Any]) -> list[dict[str, Any]]:
+    """An episode's turn lines as groups of one: `turn N — text` (or a grouped line)."""
+    out = []
+    fallback = (rec.get("turns") or {}).get("first_index")
+    for line in str(rec.get("summary") or "").splitlines():
+        m = _TURN.match(line)
+        if m:
+            first = int(m.group(1))
+            last = int(m.group(2)) if m.group(2) else first
+            count = int(m.group(3)) if m.group(3) else 1
+            out.append(_group(m.group(4), first, last, count))
+        elif line.startswith("earlier turn — "):
+            out.append(_group(line.removeprefix("earlier turn — "), fallback, fallback, 1))
+    return out
+
+
+def _group(text: str, first: Any, last: Any, count: int) -> dict[str, Any]:
+    text = excerpt(text, LINE_CHARS * 2 // 3, LINE_CHARS // 3)
+    return {"texts": [[first, text]], "count": count, "first": first, "last": last}
+
+
+def _key(text: str) -> str:
+    return _DIGITS.sub("#", " ".join(text.split()))
+
+
+def merge_groups(recs: list[dict[str, Any]], level: int) -> list[dict[str, Any]]:
+    """The children's turn groups, those whose lines differ only in numbers merged (each keeps
+    up to VARIANTS + 1 distinct lines, so a few facts that differ in a number stay apart),
+    bounded to MAX_GROUPS by `_keep`, in the order of their first turn."""
+    merged: dict[str, dict[str, Any]] = {}
+    for rec in recs:
+        groups = episode_groups(rec) if level == 1 else rec.get("groups") or []
+        for g in groups:
+            if not g.get("texts"):
+                continue
+            key = _key(str(g["texts"][0][1]))
+            have = merged.get(key)
+            if have is None:
+                merged[key] = {**g, "texts": [list(t) for t in g["texts"]]}
+                continue
+            have["count"] += int(g.get("count") or 1)
+            have["last"] = g.get("last", have["last"])
+            seen = {t for _, t in have["texts"]}
+            for t in g["texts"]:
+                if t[1] not in seen and len(have["texts"]) <= VARIANTS:
+                    have["texts"].append(list(t))
+                    seen.add(t[1])
+    return _keep(list(merged.values()))
+
+
+def _keep(groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """At most MAX_GROUPS, chosen by `_weight` (ties: the older first), in turn order."""
+    if len(groups) <= MAX_GROUPS:
+        return groups
+    ranked = sorted(range(len(groups)), key=lambda i: (-_weight(groups[i]), i))
+    keep = sorted(ranked[:MAX_GROUPS])
+    return [groups[i] for i in keep]
+
+
+def _weight(g: dict[str, Any]) -> int:
+    """What to keep first: what the operator said once, a line standing for many turns, the rest."""
+    text = str(g["texts"][0][1])
+    if g.get("count", 1) == 1 and text.startswith("operator"):
+        return 3
+    return 2 if g.get("count", 1) > VARIANTS else 1
+
+
+def group_lines(g: dict[str, Any]) -> list[str]:
+    texts = g["texts"]
+    if len(texts) > VARIANTS:
+        return [f"turns {g['first']}–{g['last']} ×{g['count']} — {texts[0][1]}"]
+    if len(texts) == 1 and g.get("count", 1) > 1:
+        return [f"turns {g['first']}–{g['last']} ×{g['count']} — {texts[0][1]}"]
+    return [f"turn {turn} — {text}" if turn is not None else text for turn, text in texts]
+
+
+def summary(rec: dict[str, Any]) -> str:
+    """The turn groups in turn order, then decisions and files, within SUMMARY_CHARS: when they
+    do not fit, each line is cut to its start and end, then the lines least worth keeping go."""
+    lines = [line for g in rec["groups"] for line in group_lines(g)]
+    tail = []
+    if rec.get("decisions"):
+        tail.append("decisions: " + "; ".join(excerpt(d, 120, 40) for d in rec["decisions"][-4:]))
+    if rec.get("files"):
+        tail.append("files: " + ", ".join(rec["files"][-12:]))
+    tail = [excerpt(t, 400, 100) for t in tail]
+    room = SUMMARY_CHARS - sum(len(t) + 1 for t in tail)
+    per = room // max(1, len(lines)) - 1
+    if sum(len(line) + 1 for line in lines) > room:
+        lines = [excerpt(line, max(60, per * 2 // 3), max(20, per // 3)) for line in lines]
+    text = "\n".join(lines + tail)
+    if len(text) <= SUMMARY_CHARS:
+        return text
+    out, used = [], len("\n".join(tail)) + 40
+    for line in lines:
+        if used + len(line) + 1 > SUMMARY_CHARS:
+            out.append(f"… {len(lines) - len(out)} more turn lines (MemorySearch finds them)")
+            break
+        out.append(line)
+        used += len(line) + 1
+    return "\n".join(out + tail)
+
+
+def heading(rec: dict[str, Any]) -> str:
+    t = rec.get("turns") or {}
+    work = rec.get("work_item_ids") or []
+    more = f" · work {', '.join(work[:3])}" + (f" +{len(work) - 3}" if len(work) > 3 else "")
+    return (
+        f"## Roll-up {rec['id']} · turns {t.get('first_index')}–{t.get('last_index')} · "
+        f"{rec.get('episodes')} episodes · {rec.get('created_at', '')[:10]}"
+        + (more if work else "")
+    )
+
+
+def children(home: Home, rec: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The records a roll-up covers, read back by offset; None when one cannot be."""
+    covers = rec.get("covers") or {}
+    path = home.context_episodes if covers.get("ledger") == "context_episodes" else None
+    path = path or home.context_rollups
+    out = []
+    for off, rid in zip(covers.get("offsets") or [], covers.get("ids") or [], strict=False):
+        child = read_at(path, int(off), str(rid))
+        if child is None:
+            return None
+        out.append(child)
+    return out or None
