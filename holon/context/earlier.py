@@ -6,9 +6,10 @@
    episodes (holon.context.episodes.recent).
 2. Refinement: the newest roll-up is replaced by the records it covers while the whole still
    fits, and again, so recent stretches show at the finest resolution the budget allows.
-3. Fitting: when the cover does not fit, the oldest records are cut to their first line, then
-   merged into one line naming the turns they span (MemorySearch finds them); the newest is
-   shortened last, never dropped.
+3. Fitting: when the cover does not fit, neighbours that hold only the same routine line
+   (turns that differ only in numbers, holon.context.turnlines) become one line; then the
+   oldest records are cut to their first line, then merged into one line naming the turns
+   they span (MemorySearch finds them); the newest is shortened last, never dropped.
 
 Deterministic: the same ledgers, window start and budget give the same block.
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from holon.context import episodes, rollups, window
+from holon.context import episodes, rollups, turnlines, window
 from holon.context.evidence import excerpt
 from holon.home.layout import Home
 from holon.store import jsonl
@@ -78,10 +79,50 @@ def refine(home: Home, recs: list[dict[str, Any]], room: int) -> list[dict[str, 
     return recs
 
 
+def routine(rec: dict[str, Any]) -> dict[str, Any] | None:
+    """The one turn group a record's summary consists of, or None when it says more."""
+    groups = [turnlines.parse(line) for line in str(rec.get("summary") or "").splitlines()]
+    if not groups or any(g is None for g in groups):
+        return None
+    merged = turnlines.merge(groups)  # type: ignore[arg-type]
+    return merged[0] if len(merged) == 1 else None
+
+
+def coalesce(parts: list[tuple[list[str], str, dict]]) -> list[tuple[list[str], str, dict]]:
+    """Neighbouring parts that hold only the same routine line, as one part."""
+    out: list[tuple[list[str], str, dict]] = []
+    run: list[tuple[dict, dict]] = []  # (record, its group)
+
+    def flush() -> None:
+        if len(run) == 1:
+            out.append(([str(run[0][0]["id"])], _text(run[0][0]), run[0][0]))
+        elif run:
+            (group,) = turnlines.merge([g for _, g in run])
+            first, last = run[0][0], run[-1][0]
+            rec = {**last, "turns": _span(first, last), "summary": turnlines.render(group)[0]}
+            head = f"## Routine · {len(run)} records · turns {group['first']}–{group['last']}"
+            out.append(([str(r["id"]) for r, _ in run], f"{head}\n{rec['summary']}", rec))
+        run.clear()
+
+    for ids, text, rec in parts:
+        group = routine(rec) if len(ids) == 1 else None
+        if group is None or (run and turnlines.key(group["texts"][0][1]) != run[0][1]["key"]):
+            flush()
+        if group is None:
+            out.append((ids, text, rec))
+        else:
+            run.append((rec, {**group, "key": turnlines.key(group["texts"][0][1])}))
+    flush()
+    return out
+
+
 def fit(recs: list[dict[str, Any]], room: int) -> list[tuple[list[str], str]]:
     """(ids, text) per shown part within `room` tokens, oldest first (step 3 above)."""
     parts = [([str(r["id"])], _text(r), r) for r in recs]
     total = sum(_cost(t) for _, t, _ in parts)
+    if total > room:
+        parts = coalesce(parts)
+        total = sum(_cost(t) for _, t, _ in parts)
     for i in range(len(parts) - 1):  # the oldest first: cut to the first line
         if total <= room:
             break
@@ -113,10 +154,12 @@ def _span(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 
 def _span_line(a: dict[str, Any], b: dict[str, Any]) -> str:
     t = _span(a, b)
-    return (
-        f"## Earlier · turns {t['first_index']}–{t['last_index']}: not shown to fit the "
-        "context window; MemorySearch finds them"
+    span = (
+        f"turns {t['first_index']}–{t['last_index']}"
+        if t["first_index"] is not None and t["last_index"] is not None
+        else "earlier turns"
     )
+    return f"## Earlier · {span}: not shown to fit the context window; MemorySearch finds them"
 
 
 def block_parts(home: Home, recs: list[dict[str, Any]], room: int) -> list[tuple[list[str], str]]:

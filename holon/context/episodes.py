@@ -13,6 +13,7 @@ from typing import Any
 
 from holon import clock
 from holon.agent import workitems
+from holon.context import turnlines
 from holon.context.evidence import command_line, excerpt
 from holon.home.layout import Home
 from holon.ids import new_id
@@ -97,9 +98,9 @@ def merge(builder: dict[str, Any], turn: dict[str, Any], ev: dict[str, Any]) -> 
 
 
 def summary(builder: dict[str, Any]) -> str:
-    """A bounded account of the episode: its turns (first and last kept when long), then what
-    it changed and verified."""
-    lines = list(builder["lines"])
+    """A bounded account of the episode: its turns (routine repeats grouped, holon.context
+    .turnlines; the first and last kept when long), then what it changed and verified."""
+    lines = turnlines.group_lines(list(builder["lines"]))
     tail = []
     if builder["files"]:
         tail.append("files: " + ", ".join(builder["files"][-12:]))
@@ -114,7 +115,7 @@ def summary(builder: dict[str, Any]) -> str:
     budget = SUMMARY_CHARS - sum(len(t) + 1 for t in tail)
     per = budget // max(1, len(lines)) - 1  # each line and its newline
     if per >= 40:
-        lines = [excerpt(line, (per - 3) * 2 // 3, (per - 3) // 3) for line in lines]
+        lines = [turnlines.squeeze(line, per) for line in lines]
     else:  # too many turns to show each: the first and the last, and a count between
         keep = max(1, budget // 160)
         head, last = lines[: keep - keep // 2], lines[len(lines) - keep // 2 :] if keep > 1 else []
@@ -131,7 +132,7 @@ def fit_summary(text: str, chars: int) -> str:
     lines = text.splitlines()
     per = chars // max(1, len(lines)) - 1
     if per >= 40:
-        return "\n".join(excerpt(line, (per - 3) * 2 // 3, (per - 3) // 3) for line in lines)
+        return "\n".join(turnlines.squeeze(line, per) for line in lines)
     out, used = [], 0
     for line in lines:
         line = excerpt(line, 60, 20)

@@ -19,7 +19,7 @@ VERIFY = re.compile(
     r"yarn (?:test|run)|pnpm (?:test|run)|make|gradle|mvn|\./\S*test\S*)\b"
 )
 CMD_CHARS = 160
-ASK_HEAD, ASK_TAIL = 220, 100
+ASK_HEAD, ASK_TAIL = 300, 200  # a long message keeps its start and its end
 REPLY_HEAD, REPLY_TAIL = 160, 80  # a reply's conclusion is often at its end: both are kept
 # a reply that gives a reason or a choice: a decision worth keeping, not a routine report
 REASONED = re.compile(

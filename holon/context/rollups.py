@@ -17,26 +17,24 @@ agent is: the frontier, then the episodes after it, together cover every turn be
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from holon import clock
+from holon.context import turnlines
 from holon.context.evidence import excerpt
 from holon.home.layout import Home
 from holon.store import jsonl
 from holon.vocab import SCHEMA_VERSION
 
 FANOUT = 8  # records rolled into one roll-up of the next level
-SUMMARY_CHARS = 2_400
-LINE_CHARS = 320  # one turn line of a roll-up
-VARIANTS = 3  # lines that differ only in numbers are shown each up to this many, then grouped
+SUMMARY_CHARS = 4_000
+LINE_CHARS = 360  # one turn line of a roll-up, at most
+MIN_LINE = 120  # a line is squeezed no shorter than this; lines that do not fit then go
 MAX_GROUPS = 48  # turn groups a roll-up keeps (the rest are in its children and in search)
 MAX_DECISIONS, MAX_FILES = 8, 24
 TAIL_BYTES = 64 << 10  # read back from the end of the ledger to find its last line
-_TURN = re.compile(r"^turns? (\d+)(?:–(\d+) ×(\d+))? — (.*)$")
-_DIGITS = re.compile(r"\d+")
 
 
 @dataclass
@@ -219,54 +217,21 @@ def _work_items(rec: dict[str, Any]) -> list[str]:
     return [str(rec["work_item_id"])] if rec.get("work_item_id") else []
 
 
-def episode_groups(rec: dict[str, Any]) -> list[dict[str, Any]]:
-    """An episode's turn lines as groups of one: `turn N — text` (or a grouped line)."""
-    out = []
-    fallback = (rec.get("turns") or {}).get("first_index")
-    for line in str(rec.get("summary") or "").splitlines():
-        m = _TURN.match(line)
-        if m:
-            first = int(m.group(1))
-            last = int(m.group(2)) if m.group(2) else first
-            count = int(m.group(3)) if m.group(3) else 1
-            out.append(_group(m.group(4), first, last, count))
-        elif line.startswith("earlier turn — "):
-            out.append(_group(line.removeprefix("earlier turn — "), fallback, fallback, 1))
-    return out
-
-
-def _group(text: str, first: Any, last: Any, count: int) -> dict[str, Any]:
-    text = excerpt(text, LINE_CHARS * 2 // 3, LINE_CHARS // 3)
-    return {"texts": [[first, text]], "count": count, "first": first, "last": last}
-
-
-def _key(text: str) -> str:
-    return _DIGITS.sub("#", " ".join(text.split()))
-
-
 def merge_groups(recs: list[dict[str, Any]], level: int) -> list[dict[str, Any]]:
-    """The children's turn groups, those whose lines differ only in numbers merged (each keeps
-    up to VARIANTS + 1 distinct lines, so a few facts that differ in a number stay apart),
-    bounded to MAX_GROUPS by `_keep`, in the order of their first turn."""
-    merged: dict[str, dict[str, Any]] = {}
+    """The children's turn groups (an episode's from its summary lines), lines that differ only
+    in numbers merged (holon.context.turnlines), bounded to MAX_GROUPS by `_keep`."""
+    groups: list[dict[str, Any]] = []
     for rec in recs:
-        groups = episode_groups(rec) if level == 1 else rec.get("groups") or []
-        for g in groups:
-            if not g.get("texts"):
-                continue
-            key = _key(str(g["texts"][0][1]))
-            have = merged.get(key)
-            if have is None:
-                merged[key] = {**g, "texts": [list(t) for t in g["texts"]]}
-                continue
-            have["count"] += int(g.get("count") or 1)
-            have["last"] = g.get("last", have["last"])
-            seen = {t for _, t in have["texts"]}
-            for t in g["texts"]:
-                if t[1] not in seen and len(have["texts"]) <= VARIANTS:
-                    have["texts"].append(list(t))
-                    seen.add(t[1])
-    return _keep(list(merged.values()))
+        if level > 1:
+            groups += [g for g in rec.get("groups") or [] if isinstance(g, dict)]
+            continue
+        first = (rec.get("turns") or {}).get("first_index")
+        for line in str(rec.get("summary") or "").splitlines():
+            g = turnlines.parse(line, first)
+            if g is not None:
+                g["texts"] = [[t, turnlines.squeeze(text, LINE_CHARS)] for t, text in g["texts"]]
+                groups.append(g)
+    return _keep(turnlines.merge(groups))
 
 
 def _keep(groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -283,39 +248,28 @@ def _weight(g: dict[str, Any]) -> int:
     text = str(g["texts"][0][1])
     if g.get("count", 1) == 1 and text.startswith("operator"):
         return 3
-    return 2 if g.get("count", 1) > VARIANTS else 1
-
-
-def group_lines(g: dict[str, Any]) -> list[str]:
-    texts = g["texts"]
-    if len(texts) > VARIANTS:
-        return [f"turns {g['first']}–{g['last']} ×{g['count']} — {texts[0][1]}"]
-    if len(texts) == 1 and g.get("count", 1) > 1:
-        return [f"turns {g['first']}–{g['last']} ×{g['count']} — {texts[0][1]}"]
-    return [f"turn {turn} — {text}" if turn is not None else text for turn, text in texts]
+    return 2 if g.get("count", 1) > turnlines.VARIANTS else 1
 
 
 def summary(rec: dict[str, Any]) -> str:
     """The turn groups in turn order, then decisions and files, within SUMMARY_CHARS: when they
-    do not fit, each line is cut to its start and end, then the lines least worth keeping go."""
-    lines = [line for g in rec["groups"] for line in group_lines(g)]
+    do not fit, each line is squeezed (holon.context.turnlines), down to MIN_LINE; the lines
+    that still do not fit are counted, not shown."""
+    lines = [line for g in rec["groups"] for line in turnlines.render(g)]
     tail = []
     if rec.get("decisions"):
         tail.append("decisions: " + "; ".join(excerpt(d, 120, 40) for d in rec["decisions"][-4:]))
     if rec.get("files"):
         tail.append("files: " + ", ".join(rec["files"][-12:]))
     tail = [excerpt(t, 400, 100) for t in tail]
-    room = SUMMARY_CHARS - sum(len(t) + 1 for t in tail)
-    per = room // max(1, len(lines)) - 1
+    room = SUMMARY_CHARS - sum(len(t) + 1 for t in tail) - 80
     if sum(len(line) + 1 for line in lines) > room:
-        lines = [excerpt(line, max(60, per * 2 // 3), max(20, per // 3)) for line in lines]
-    text = "\n".join(lines + tail)
-    if len(text) <= SUMMARY_CHARS:
-        return text
-    out, used = [], len("\n".join(tail)) + 40
-    for line in lines:
-        if used + len(line) + 1 > SUMMARY_CHARS:
-            out.append(f"… {len(lines) - len(out)} more turn lines (MemorySearch finds them)")
+        per = max(MIN_LINE, room // max(1, len(lines)) - 1)
+        lines = [turnlines.squeeze(line, per) for line in lines]
+    out, used = [], 0
+    for n, line in enumerate(lines):
+        if used + len(line) + 1 > room:
+            out.append(f"… {len(lines) - n} more turn lines (MemorySearch finds them)")
             break
         out.append(line)
         used += len(line) + 1

@@ -157,8 +157,8 @@ def test_a_long_summary_is_bounded():
             builder,
             _turn(i),
             _ev(
-                asked=f"ask-{i} " + "words " * 60,
-                replied=f"reply-{i} " + "more " * 50,
+                asked=f"ask-{chr(97 + i)} " + "words " * 60 + f"END-{chr(97 + i)}",
+                replied=f"reply-{chr(97 + i)} " + "more " * 50,
                 files=[f"dir/file_{i}.py"],
                 verification=[{"cmd": f"pytest t{i}", "exit": 0}],
             ),
@@ -170,8 +170,27 @@ def test_a_long_summary_is_bounded():
     )["summary"]
     assert len(summary) <= episodes.SUMMARY_CHARS
     lines = summary.splitlines()
-    assert lines[0].startswith("turn 0 — operator_prompt: ask-0")
+    assert lines[0].startswith("turn 0 — operator_prompt: ask-a")
     assert any(line.startswith(f"turn {episodes.MAX_TURNS - 1} ") for line in lines)
+    assert "END-a" in lines[0]  # what was asked keeps its end; the reply gives way first
+
+
+def test_routine_turns_are_grouped_and_a_fact_among_them_stays_whole():
+    builder = episodes.open_builder(_turn(0))
+    fact = "Remember that the pager rotates on Thursdays."
+    for i in range(episodes.MAX_TURNS):
+        asked = f"Turn {i}: run the check." + (f" {fact}" if i == 4 else "")
+        cmd = {"cmd": "make check", "exit": 0}
+        episodes.merge(builder, _turn(i), _ev(asked=asked, commands=[cmd], replied=f"Turn {i} ok."))
+    lines = episodes.summary(builder).splitlines()
+    routine = (
+        "operator_prompt: Turn 0: run the check. — ran `make check` → exit 0 — replied: Turn 0 ok."
+    )
+    assert lines == [
+        f"turns 0–11 ×11 — {routine}",
+        f"turn 4 — operator_prompt: Turn 4: run the check. {fact} — ran `make check` → exit 0 — "
+        "replied: Turn 4 ok.",
+    ]
 
 
 def test_append_skips_a_repeated_last_record(tmp_path):
@@ -235,8 +254,8 @@ def test_a_bounded_summary_keeps_what_was_verified():
             builder,
             _turn(i),
             _ev(
-                asked=f"ask-{i} " + "words " * 60,
-                replied=f"reply-{i} " + "more " * 50,
+                asked=f"ask-{chr(97 + i)} " + "words " * 60 + f"END-{chr(97 + i)}",
+                replied=f"reply-{chr(97 + i)} " + "more " * 50,
                 files=[f"dir/file_{i}.py"],
                 verification=[{"cmd": f"pytest t{i}", "exit": 0}],
             ),
