@@ -26,6 +26,7 @@ from holon.store import jsonl
 FIRST_LINE = 200  # characters of an older record cut to its first line
 MIN_ROOM = 64  # tokens: with less, the block shows no episodes
 MAX_EXPANSIONS = 16  # refinement steps per block (each reads FANOUT records)
+_LAST: list[tuple[tuple, list[tuple[list[str], str]]]] = []  # the last block_parts, by its key
 
 
 def is_rollup(rec: dict[str, Any]) -> bool:
@@ -162,9 +163,23 @@ def _span_line(a: dict[str, Any], b: dict[str, Any]) -> str:
     return f"## Earlier · {span}: not shown to fit the context window; MemorySearch finds them"
 
 
-def block_parts(home: Home, recs: list[dict[str, Any]], room: int) -> list[tuple[list[str], str]]:
-    """The `cover` within `room` tokens: (ids shown, text) per part, oldest first; nothing when
-    there is no room to speak of."""
-    if not recs or room < MIN_ROOM:
+def block_parts(home: Home, start: int, room: int) -> list[tuple[list[str], str]]:
+    """The cover of the turns before `start` within `room` tokens: (ids shown, text) per part,
+    oldest first; nothing when there is no room to speak of. Every round of a turn asks again
+    and the answer moves only with a compaction, so the last one is kept for the same window
+    start, room and ledger sizes (the ledgers are append-only)."""
+    if room < MIN_ROOM:
         return []
-    return fit(refine(home, recs, room), room)
+    key = (
+        str(home.root),
+        start,
+        room,
+        jsonl.end_offset(home.context_rollups) if home.context_rollups.exists() else 0,
+        jsonl.end_offset(home.context_episodes) if home.context_episodes.exists() else 0,
+    )
+    if _LAST and _LAST[0][0] == key:
+        return _LAST[0][1]
+    recs = cover(home, start)
+    parts = fit(refine(home, recs, room), room) if recs else []
+    _LAST[:] = [(key, parts)]
+    return parts

@@ -83,12 +83,18 @@ def cursor(home: Home) -> tuple[list[Entry], int]:
     offset, rec = found
     cur = rec.get("cursor") if isinstance(rec.get("cursor"), dict) else {}
     frontier = [
-        Entry(int(e["level"]), str(e["id"]), int(e["offset"]))
+        Entry(e["level"], str(e.get("id")), e["offset"])
         for e in cur.get("frontier") or []
-        if isinstance(e, dict) and {"level", "id", "offset"} <= set(e)
+        if isinstance(e, dict) and _ints(e.get("level"), e.get("offset"))
     ]
-    frontier.append(Entry(int(rec.get("level") or 1), str(rec.get("id")), offset))
-    return frontier, int(cur.get("episodes_offset") or 0)
+    level = rec.get("level")
+    frontier.append(Entry(level if _ints(level) else 1, str(rec.get("id")), offset))
+    ep_offset = cur.get("episodes_offset")
+    return frontier, ep_offset if _ints(ep_offset) else 0
+
+
+def _ints(*values: Any) -> bool:
+    return all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values)
 
 
 # -- rolling up ------------------------------------------------------------------------------
@@ -100,10 +106,10 @@ def folded_episodes(home: Home, offset: int, before: int) -> list[tuple[int, int
     out = []
     for here, line in jsonl.lines(home.context_episodes, offset):
         rec = jsonl.parse_line(line)
-        if rec is None or not isinstance(rec.get("id"), str):
-            continue
-        end = (rec.get("transcript") or {}).get("end_offset")
-        if not isinstance(end, int) or end > before:
+        end = ((rec or {}).get("transcript") or {}).get("end_offset")
+        if rec is None or not isinstance(rec.get("id"), str) or not isinstance(end, int):
+            continue  # not an episode (a hand-edited line): nothing to roll up
+        if end > before:
             break
         out.append((here, here + len(line), rec))
     return out
@@ -123,18 +129,13 @@ def roll_up(home: Home, agent_id: str, before: int) -> list[dict[str, Any]]:
         frontier = _append(path, agent_id, 1, children, frontier, ep_offset, written)
         while len(frontier) >= FANOUT and _same_level(frontier[-FANOUT:]):
             tail = frontier[-FANOUT:]
-            recs = [(e.offset, read_at(path, e.offset, e.id)) for e in tail]
-            if any(r is None for _, r in recs):
+            recs = read_many(path, [(e.offset, e.id) for e in tail])
+            if recs is None:
                 break  # a roll-up that cannot be read back is left uncarried, never guessed
+            children = list(zip([e.offset for e in tail], recs, strict=True))
             level = tail[0].level + 1
             frontier = _append(
-                path,
-                agent_id,
-                level,
-                recs,
-                frontier[:-FANOUT],
-                ep_offset,
-                written,  # type: ignore[arg-type]
+                path, agent_id, level, children, frontier[:-FANOUT], ep_offset, written
             )
     return written
 
@@ -158,11 +159,13 @@ def _append(
         "episodes_offset": ep_offset,
         "frontier": [e.to_dict() for e in frontier],
     }
+    start = jsonl.end_offset(path) if path.exists() else 0
     jsonl.append(path, rec)
     found = last_line(path)
-    assert found is not None and found[1].get("id") == rec["id"]
+    # under the agent's lock the line just written is the last one; its offset is where it began
+    offset = found[0] if found is not None and found[1].get("id") == rec["id"] else start
     written.append(rec)
-    return [*frontier, Entry(level, rec["id"], found[0])]
+    return [*frontier, Entry(level, rec["id"], offset)]
 
 
 # -- the record ------------------------------------------------------------------------------
@@ -287,15 +290,32 @@ def heading(rec: dict[str, Any]) -> str:
     )
 
 
+def read_many(path: Path, refs: list[tuple[int, str]]) -> list[dict[str, Any]] | None:
+    """The records `refs` ((offset, id), in ledger order) read in one pass over the span they lie
+    in; None when one of them is not there."""
+    if not refs:
+        return []
+    want, found = dict(refs), {}
+    last = max(want)
+    for here, line in jsonl.lines(path, min(want)):
+        if here > last:
+            break
+        if here in want:
+            rec = jsonl.parse_line(line)
+            if rec is None or rec.get("id") != want[here]:
+                return None
+            found[here] = rec
+    return [found[off] for off, _ in refs] if len(found) == len(want) else None
+
+
 def children(home: Home, rec: dict[str, Any]) -> list[dict[str, Any]] | None:
     """The records a roll-up covers, read back by offset; None when one cannot be."""
     covers = rec.get("covers") or {}
     path = home.context_episodes if covers.get("ledger") == "context_episodes" else None
-    path = path or home.context_rollups
-    out = []
-    for off, rid in zip(covers.get("offsets") or [], covers.get("ids") or [], strict=False):
-        child = read_at(path, int(off), str(rid))
-        if child is None:
-            return None
-        out.append(child)
+    offsets, ids = covers.get("offsets") or [], covers.get("ids") or []
+    if not all(isinstance(o, int) for o in offsets) or len(offsets) != len(ids):
+        return None
+    out = read_many(
+        path or home.context_rollups, [(o, str(i)) for o, i in zip(offsets, ids, strict=True)]
+    )
     return out or None

@@ -274,9 +274,6 @@ def episode_block(agent: Agent, start: int, budget_raw: int) -> tuple[str, list[
     shown oldest first). Returns (text, the ids of the episodes and roll-ups shown)."""
     state = agent.state()
     snapshot = state.context.snapshot
-    recs = earlier.cover(agent.home, start)
-    if not snapshot and not recs:
-        return "", []
     parts = ["# Earlier context"]
     if snapshot:
         revision = state.context.snapshot_revision
@@ -292,7 +289,9 @@ def episode_block(agent: Agent, start: int, budget_raw: int) -> tuple[str, list[
         parts.append(head + "\n" + "\n".join(shown))
     intro = "Episodes: turns that left the conversation window, summarized (oldest first)."
     used = window.estimate("\n\n".join(parts)) + window.estimate(f"{intro} {ROLLUP_NOTE}") + 2
-    chosen = earlier.block_parts(agent.home, recs, budget_raw - used)
+    chosen = earlier.block_parts(agent.home, start, budget_raw - used)
+    if not snapshot and not chosen:
+        return "", []
     ids = [i for shown, _ in chosen for i in shown]
     if chosen:
         rolled = any(i.startswith("ru-") for i in ids)

@@ -149,7 +149,7 @@ def test_the_block_refines_the_newest_roll_ups_and_cuts_the_oldest_first(agent):
     assert [r.get("level", 0) for r in roomy] == [1] * fan + [0] * 12  # never finer before coarser
     assert _covered(roomy) == list(range(1, 76 * 3 + 1))
     # a small room: older parts are cut, then merged into one span line; the newest stays
-    parts = earlier.block_parts(agent, recs, 300)
+    parts = earlier.fit(earlier.refine(agent, recs, 300), 300)
     texts = [t for _, t in parts]
     assert sum(earlier._cost(t) for t in texts) <= 300
     assert texts[0].startswith("## Earlier · turns 1–")
