@@ -43,6 +43,7 @@ def _legacy_turn(t: Turn) -> tuple[dict[str, Any], dict[str, Any], list[dict], d
 
 def _legacy_episodes(agent: Agent, turns: list[Turn], current: dict[str, Any]) -> list[dict]:
     out = []
+    carry = episodes.carry_forward(agent.home, current)
     for i in range(0, len(turns), episodes.MAX_TURNS):
         chunk = turns[i : i + episodes.MAX_TURNS]
         builder: dict[str, Any] | None = None
@@ -59,7 +60,7 @@ def _legacy_episodes(agent: Agent, turns: list[Turn], current: dict[str, Any]) -
                 builder,
                 agent_id=agent.id,
                 reason="compaction",
-                carry_forward=episodes.carry_forward(agent.home, current),
+                carry_forward=carry,
                 waiting=None,
             )
         )

@@ -41,14 +41,13 @@ def cover(home: Home, start: int) -> list[dict[str, Any]]:
     out = []
     for entry in frontier:
         rec = rollups.read_at(home.context_rollups, entry.offset, entry.id)
-        if rec is not None:
+        if rec is not None and rollups.well_formed(rec):
             out.append(rec)
     for _, line in jsonl.lines(home.context_episodes, ep_offset):
         rec = jsonl.parse_line(line)
-        begin = ((rec or {}).get("transcript") or {}).get("start_offset")
-        if not isinstance(begin, int) or not rec or not rec.get("summary"):
-            continue
-        if begin >= start:
+        if rec is None or not rollups.well_formed(rec) or not rec.get("summary"):
+            continue  # a hand-edited line is not shown
+        if rec["transcript"]["start_offset"] >= start:
             break  # later episodes cover turns still in the window
         out.append(rec)
     return out

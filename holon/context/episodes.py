@@ -93,7 +93,10 @@ def merge(builder: dict[str, Any], turn: dict[str, Any], ev: dict[str, Any]) -> 
         -MAX_VERIFICATION:
     ]
     if ev.get("decided"):
-        decision = f"turn {turn['turn_index']}: {ev['replied']}"
+        index = turn.get("turn_index")
+        decision = (
+            f"{'turn ' + str(index) if index is not None else 'earlier turn'}: {ev['replied']}"
+        )
         builder["decisions"] = (builder["decisions"] + [decision])[-MAX_DECISIONS:]
 
 

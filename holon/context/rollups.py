@@ -106,13 +106,28 @@ def folded_episodes(home: Home, offset: int, before: int) -> list[tuple[int, int
     out = []
     for here, line in jsonl.lines(home.context_episodes, offset):
         rec = jsonl.parse_line(line)
-        end = ((rec or {}).get("transcript") or {}).get("end_offset")
-        if rec is None or not isinstance(rec.get("id"), str) or not isinstance(end, int):
+        if rec is None or not well_formed(rec):
             continue  # not an episode (a hand-edited line): nothing to roll up
-        if end > before:
+        if rec["transcript"]["end_offset"] > before:
             break
         out.append((here, here + len(line), rec))
     return out
+
+
+def well_formed(rec: dict[str, Any]) -> bool:
+    """An episode or roll-up with the fields a roll-up is built from, of the right types."""
+    span, turns = rec.get("transcript"), rec.get("turns")
+    return (
+        isinstance(rec.get("id"), str)
+        and isinstance(span, dict)
+        and _ints(span.get("start_offset"), span.get("end_offset"))
+        and isinstance(turns, dict)
+        and all(
+            isinstance(turns.get(k), int | None) for k in ("first_index", "last_index", "count")
+        )
+        and isinstance(rec.get("summary", ""), str)
+        and all(isinstance(rec.get(k) or [], list) for k in ("files", "decisions", "groups"))
+    )
 
 
 def roll_up(home: Home, agent_id: str, before: int) -> list[dict[str, Any]]:
@@ -130,7 +145,7 @@ def roll_up(home: Home, agent_id: str, before: int) -> list[dict[str, Any]]:
         while len(frontier) >= FANOUT and _same_level(frontier[-FANOUT:]):
             tail = frontier[-FANOUT:]
             recs = read_many(path, [(e.offset, e.id) for e in tail])
-            if recs is None:
+            if recs is None or not all(well_formed(r) for r in recs):
                 break  # a roll-up that cannot be read back is left uncarried, never guessed
             children = list(zip([e.offset for e in tail], recs, strict=True))
             level = tail[0].level + 1
@@ -191,11 +206,11 @@ def build(agent_id: str, level: int, children: list[tuple[int, dict[str, Any]]])
             "ids": ids,
             "offsets": [off for off, _ in children],
         },
-        "episodes": sum(int(r.get("episodes") or 1) for r in recs),
+        "episodes": sum(r["episodes"] if _ints(r.get("episodes")) else 1 for r in recs),
         "turns": {
             "first_index": first.get("first_index"),
             "last_index": last.get("last_index"),
-            "count": sum(int((r.get("turns") or {}).get("count") or 0) for r in recs),
+            "count": sum(r["turns"].get("count") or 0 for r in recs),
             "first_turn_id": first.get("first_turn_id"),
             "last_turn_id": last.get("last_turn_id"),
         },
@@ -205,13 +220,17 @@ def build(agent_id: str, level: int, children: list[tuple[int, dict[str, Any]]])
         },
         "workspace_id": recs[-1].get("workspace_id") or "agent_home",
         "work_item_ids": work,
-        "files": list(dict.fromkeys(f for r in recs for f in r.get("files") or []))[-MAX_FILES:],
-        "decisions": [d for r in recs for d in r.get("decisions") or []][-MAX_DECISIONS:],
+        "files": list(dict.fromkeys(f for r in recs for f in _strs(r, "files")))[-MAX_FILES:],
+        "decisions": [d for r in recs for d in _strs(r, "decisions")][-MAX_DECISIONS:],
         "groups": groups,
     }
     rec["summary"] = summary(rec)
     rec["summary_source"] = "deterministic"
     return rec
+
+
+def _strs(rec: dict[str, Any], key: str) -> list[str]:
+    return [x for x in rec.get(key) or [] if isinstance(x, str)]
 
 
 def _work_items(rec: dict[str, Any]) -> list[str]:

@@ -155,3 +155,27 @@ def test_the_block_refines_the_newest_roll_ups_and_cuts_the_oldest_first(agent):
     assert texts[0].startswith("## Earlier · turns 1–")
     assert texts[-1].startswith(f"## Episode ep_{1 + 75 * 3:05d} ")
     assert parts[-1][0] == [f"ep_{1 + 75 * 3:05d}"]
+
+
+def test_hand_edited_lines_are_skipped_never_a_traceback(agent):
+    fan = rollups.FANOUT
+    _episodes(agent, 3)
+    bad = [
+        {"id": "ep_bad1", "turns": [1], "transcript": {"start_offset": 1, "end_offset": 2}},
+        {**_episode(500), "id": "ep_bad2", "files": [{"path": "x"}], "turns": "many"},
+        {**_episode(501), "id": "ep_bad3", "transcript": {"end_offset": "soon"}},
+    ]
+    for rec in bad:
+        jsonl.append(agent.context_episodes, rec)
+    with open(agent.context_episodes, "a") as fh:
+        fh.write("not json\n")
+    for n in range(3, fan + 1):
+        jsonl.append(agent.context_episodes, _episode(1 + n * 3))
+    (one,) = rollups.roll_up(agent, "a", before=10**9)
+    assert not any(i.startswith("ep_bad") for i in one["covers"]["ids"])
+    # a cursor edited by hand: its entries are skipped
+    lines = agent.context_rollups.read_text().splitlines()
+    edited = lines[-1].replace('"episodes_offset":', '"episodes_offset":"x","was":')
+    agent.context_rollups.write_text("\n".join(lines[:-1] + [edited]) + "\n")
+    assert rollups.cursor(agent)[1] == 0
+    assert earlier.block_parts(agent, 10**9, 2000)
