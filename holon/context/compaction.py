@@ -15,7 +15,7 @@ from typing import Any
 
 from holon import clock
 from holon.agent.handle import Agent
-from holon.context import episodes, evidence, memoryfiles, workingmemory
+from holon.context import episodes, evidence, memoryfiles, rollups, workingmemory
 from holon.context.history import Turn
 from holon.model.records import AgentState
 from holon.store import jsonl
@@ -43,6 +43,7 @@ def _legacy_turn(t: Turn) -> tuple[dict[str, Any], dict[str, Any], list[dict], d
 
 def _legacy_episodes(agent: Agent, turns: list[Turn], current: dict[str, Any]) -> list[dict]:
     out = []
+    carry = episodes.carry_forward(agent.home, current)
     for i in range(0, len(turns), episodes.MAX_TURNS):
         chunk = turns[i : i + episodes.MAX_TURNS]
         builder: dict[str, Any] | None = None
@@ -59,7 +60,7 @@ def _legacy_episodes(agent: Agent, turns: list[Turn], current: dict[str, Any]) -
                 builder,
                 agent_id=agent.id,
                 reason="compaction",
-                carry_forward=workingmemory.carry_forward(current),
+                carry_forward=carry,
                 waiting=None,
             )
         )
@@ -97,7 +98,7 @@ def fold(
                 builder,
                 agent_id=agent.id,
                 reason="compaction",
-                carry_forward=workingmemory.carry_forward(wm.current),
+                carry_forward=episodes.carry_forward(agent.home, wm.current),
                 waiting=wm.current.get("waiting"),
             )
         )
@@ -107,6 +108,7 @@ def fold(
     for rec in records:
         if rec["id"] not in known:
             jsonl.append(agent.home.context_episodes, rec)
+    rolled = rollups.roll_up(agent.home, agent.id, new_start)
     record = {
         "at": clock.now_iso(),
         "reason": reason,
@@ -114,6 +116,7 @@ def fold(
         "epoch": ctx.compression_epoch + 1,
         "folded_turns": len(dropped),
         "episodes": [r["id"] for r in records],
+        "rollups": [r["id"] for r in rolled],
         "window_start": new_start,
         "before_tokens": before_tokens,
         "after_tokens": after_tokens,

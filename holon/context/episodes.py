@@ -12,7 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from holon import clock
+from holon.agent import workitems
+from holon.context import turnlines
 from holon.context.evidence import command_line, excerpt
+from holon.home.layout import Home
 from holon.ids import new_id
 from holon.store import jsonl
 from holon.vocab import SCHEMA_VERSION
@@ -21,7 +24,9 @@ MAX_TURNS = 12  # the hard size cap of one episode
 MAX_FILES = 40
 MAX_COMMANDS = 20
 MAX_VERIFICATION = 10
-MAX_DECISIONS = 10
+MAX_DECISIONS = 10  # replies that give a reason or come with a change, newest kept
+LINE_COMMANDS, LINE_CMD_CHARS = 3, 80  # commands a turn line names, each cut to this
+OPEN_ITEMS, OPEN_TODOS = 10, 8  # open work items an episode carries forward, todos of each
 SUMMARY_CHARS = 2_000
 TAIL_SCAN = 64  # episodes the prompt considers (newest first): bounded however old the agent is
 
@@ -51,7 +56,7 @@ def turn_line(turn: dict[str, Any], ev: dict[str, Any]) -> str:
     parts = [f"turn {index}" if index is not None else "earlier turn"]
     parts.append(f"{ev.get('kind') or 'message'}: {ev['asked']}" if ev.get("asked") else "")
     if ev.get("commands"):
-        parts.append(f"ran {len(ev['commands'])} command(s)")
+        parts.append("ran " + commands_text(ev["commands"]))
     if ev.get("files"):
         parts.append("changed " + ", ".join(ev["files"][:6]))
     if ev.get("replied"):
@@ -59,6 +64,16 @@ def turn_line(turn: dict[str, Any], ev: dict[str, Any]) -> str:
     if turn.get("outcome") == "failed":
         parts.append("the turn failed")
     return " — ".join(p for p in parts if p)
+
+
+def commands_text(commands: list[dict[str, Any]]) -> str:
+    """The first commands of a turn by name with their exit status, and how many more."""
+    shown = [
+        command_line({**c, "cmd": excerpt(str(c.get("cmd")), LINE_CMD_CHARS - 20, 16)})
+        for c in commands[:LINE_COMMANDS]
+    ]
+    more = len(commands) - len(shown)
+    return ", ".join(shown) + (f" (+{more} more)" if more > 0 else "")
 
 
 def merge(builder: dict[str, Any], turn: dict[str, Any], ev: dict[str, Any]) -> None:
@@ -77,14 +92,18 @@ def merge(builder: dict[str, Any], turn: dict[str, Any], ev: dict[str, Any]) -> 
     builder["verification"] = (builder["verification"] + ev.get("verification", []))[
         -MAX_VERIFICATION:
     ]
-    if ev.get("replied"):
-        builder["decisions"] = (builder["decisions"] + [ev["replied"]])[-MAX_DECISIONS:]
+    if ev.get("decided"):
+        index = turn.get("turn_index")
+        decision = (
+            f"{'turn ' + str(index) if index is not None else 'earlier turn'}: {ev['replied']}"
+        )
+        builder["decisions"] = (builder["decisions"] + [decision])[-MAX_DECISIONS:]
 
 
 def summary(builder: dict[str, Any]) -> str:
-    """A bounded account of the episode: its turns (first and last kept when long), then what
-    it changed and verified."""
-    lines = list(builder["lines"])
+    """A bounded account of the episode: its turns (routine repeats grouped, holon.context
+    .turnlines; the first and last kept when long), then what it changed and verified."""
+    lines = turnlines.group_lines(list(builder["lines"]))
     tail = []
     if builder["files"]:
         tail.append("files: " + ", ".join(builder["files"][-12:]))
@@ -99,7 +118,7 @@ def summary(builder: dict[str, Any]) -> str:
     budget = SUMMARY_CHARS - sum(len(t) + 1 for t in tail)
     per = budget // max(1, len(lines)) - 1  # each line and its newline
     if per >= 40:
-        lines = [excerpt(line, (per - 3) * 2 // 3, (per - 3) // 3) for line in lines]
+        lines = [turnlines.squeeze(line, per) for line in lines]
     else:  # too many turns to show each: the first and the last, and a count between
         keep = max(1, budget // 160)
         head, last = lines[: keep - keep // 2], lines[len(lines) - keep // 2 :] if keep > 1 else []
@@ -116,7 +135,7 @@ def fit_summary(text: str, chars: int) -> str:
     lines = text.splitlines()
     per = chars // max(1, len(lines)) - 1
     if per >= 40:
-        return "\n".join(excerpt(line, (per - 3) * 2 // 3, (per - 3) // 3) for line in lines)
+        return "\n".join(turnlines.squeeze(line, per) for line in lines)
     out, used = [], 0
     for line in lines:
         line = excerpt(line, 60, 20)
@@ -169,6 +188,34 @@ def finalize(
         "summary": summary(builder),
         "summary_source": "deterministic",
     }
+
+
+def carry_forward(home: Home, current: dict[str, Any]) -> list[str]:
+    """What an episode hands on: the active work, then every open work item, each with its open
+    todos (bounded: OPEN_ITEMS items, OPEN_TODOS todos each)."""
+    out: list[str] = []
+    active = current.get("active_work")
+    if active:
+        out.append(f"continue {active['id']}: {active['objective']}")
+    items = [r for r in workitems.load_all(home).values() if r.get("state") == "open"]
+    items.sort(key=lambda r: r["id"] != (active or {}).get("id"))  # the active item first
+    for rec in items[:OPEN_ITEMS]:
+        if rec["id"] != (active or {}).get("id"):
+            out.append(f"open: {rec['id']} {excerpt(str(rec.get('objective', '')), 100, 0)}")
+        todos = [
+            t
+            for t in rec.get("todo_list") or []
+            if isinstance(t, dict) and t.get("state") != "completed"
+        ]
+        out += [
+            f"todo ({rec['id']}): {excerpt(str(t.get('text', '')), 100, 20)}"
+            for t in todos[:OPEN_TODOS]
+        ]
+        if len(todos) > OPEN_TODOS:
+            out.append(f"todo ({rec['id']}): … {len(todos) - OPEN_TODOS} more")
+    if len(items) > OPEN_ITEMS:
+        out.append(f"open: … {len(items) - OPEN_ITEMS} more work items")
+    return out
 
 
 def append(path: Any, record: dict[str, Any]) -> None:

@@ -19,8 +19,17 @@ VERIFY = re.compile(
     r"yarn (?:test|run)|pnpm (?:test|run)|make|gradle|mvn|\./\S*test\S*)\b"
 )
 CMD_CHARS = 160
-ASK_HEAD, ASK_TAIL = 220, 100
-REPLY_CHARS = 240
+ASK_HEAD, ASK_TAIL = 300, 200  # a long message keeps its start and its end
+REPLY_HEAD, REPLY_TAIL = 160, 80  # a reply's conclusion is often at its end: both are kept
+# a reply that gives a reason or a choice: a decision worth keeping, not a routine report
+REASONED = re.compile(
+    r"\b(?:because|since|so that|due to|in order to|decided|decide|chose|choose|chosen|"
+    r"instead of|rather than|prefer|trade-?off|went with|switched to|will not|won't)\b",
+    re.IGNORECASE,
+)
+# calls that change what the agent works on (as a changed file does): the turn's reply is a
+# decision
+WORK_TOOLS = frozenset({"CreateWorkItem", "UpdateWorkItem", "CompleteWorkItem", "PickWorkItem"})
 
 
 def excerpt(text: str, head: int = ASK_HEAD, tail: int = ASK_TAIL) -> str:
@@ -75,10 +84,13 @@ def turn_evidence(
             files += [str(r.get("to")) for r in result.get("renamed") or [] if isinstance(r, dict)]
     verification = [c for c in commands if VERIFY.search(c["cmd"])]
     final = rounds[-1].get("text", "") if rounds else ""
+    replied = excerpt(final, REPLY_HEAD, REPLY_TAIL) if final else ""
+    changed = bool(files) or bool(WORK_TOOLS & set(tools))
     return {
         "asked": excerpt(str(message.get("text", ""))),
         "kind": message.get("message_kind"),
-        "replied": excerpt(final, REPLY_CHARS, 0) if final else "",
+        "replied": replied,
+        "decided": bool(replied) and (changed or bool(REASONED.search(final))),
         "commands": commands,
         "files": list(dict.fromkeys(files)),
         "verification": verification,

@@ -69,6 +69,6 @@ def _close(agent: Agent, wm: WorkingMemory, builder: dict[str, Any], reason: str
         builder,
         agent_id=agent.id,
         reason=reason,
-        carry_forward=workingmemory.carry_forward(wm.current),
+        carry_forward=episodes.carry_forward(agent.home, wm.current),
         waiting=wm.current.get("waiting"),
     )

@@ -164,14 +164,3 @@ def memory_files(
             )
         out.append((name, str(path), text))
     return out
-
-
-def carry_forward(current: dict[str, Any]) -> list[str]:
-    """What an episode hands on: the active work and its open todos, and other open work."""
-    out = []
-    active = current.get("active_work")
-    if active:
-        out.append(f"continue {active['id']}: {active['objective']}")
-        out += [f"todo: {t}" for t in active.get("open_todos", [])]
-    out += [f"open: {w}" for w in current.get("open_work_items", [])]
-    return out

@@ -163,6 +163,7 @@ class Home:
     work_items = property(lambda self: self.ledger / "work_items.jsonl")
     delivery_summaries = property(lambda self: self.ledger / "delivery_summaries.jsonl")
     context_episodes = property(lambda self: self.ledger / "context_episodes.jsonl")
+    context_rollups = property(lambda self: self.ledger / "context_rollups.jsonl")
     turns = property(lambda self: self.ledger / "turns.jsonl")
     tasks = property(lambda self: self.dot / "tasks")
     tasks_active = property(lambda self: self.dot / TASKS_ACTIVE)  # <task_id> -> supervisor pid

@@ -1,5 +1,5 @@
-"""Catch-up of the ledgers: briefs, episodes, work items (with their open plans) and the
-transcript, read from the (logical) offset indexed last.
+"""Catch-up of the ledgers: briefs, episodes and their roll-ups, work items (with their open
+plans) and the transcript, read from the (logical) offset indexed last.
 
 Ledgers are append-only, so only the bytes past the offset recorded for each are read; a ledger
 that shrank or whose head changed (the bytes before that offset hash differently) is re-read
@@ -190,6 +190,12 @@ def ledgers(home: Home) -> list[Ledger]:
             home.context_episodes,
             source_path(home, home.context_episodes),
             sources.episode_doc,
+        ),
+        Ledger(
+            "rollups",
+            home.context_rollups,
+            source_path(home, home.context_rollups),
+            sources.rollup_doc,
         ),
         _WorkItems("work_items", home.work_items, source_path(home, home.work_items)),
         _Transcript("transcript", home.transcript, source_path(home, home.transcript)),

@@ -2,9 +2,9 @@
 every rebuild so that `source_ref`s stay stable.
 
 Sources: the memory files (`memory/self.md`, `memory/operator.md`, in sections), the workspace
-profile (`.holon/workspace.json`), briefs, archived context episodes, work items (with their
-plan), and from the transcript the messages the agent received and the tool calls it made (the
-command and a bounded summary of what came back).
+profile (`.holon/workspace.json`), briefs, archived context episodes and their roll-ups, work
+items (with their plan), and from the transcript the messages the agent received and the tool
+calls it made (the command and a bounded summary of what came back).
 """
 
 from __future__ import annotations
@@ -176,6 +176,36 @@ def episode_doc(rec: dict[str, Any], source_path: str) -> Doc | None:
             }.items()
             if v is not None
         },
+    )
+
+
+def rollup_doc(rec: dict[str, Any], source_path: str) -> Doc | None:
+    """A roll-up of episodes (holon.context.rollups): its summary, decisions and files."""
+    if not isinstance(rec.get("id"), str):
+        return None
+    turns = rec.get("turns") or {}
+    span = f"turns {turns.get('first_index')}–{turns.get('last_index')}"
+    lines = [str(rec.get("summary") or "").strip()]
+    lines += _list("Decisions", rec.get("decisions") or [], str)
+    lines += _list("Files", rec.get("files") or [], str)
+    work = [str(w) for w in rec.get("work_item_ids") or []]
+    meta = {
+        "rollup_id": rec["id"],
+        "level": rec.get("level"),
+        "turns": turns or None,
+        "episodes": rec.get("episodes"),
+        "work_item_ids": work or None,
+    }
+    return Doc(
+        key=rec["id"],
+        origin="rollups",
+        kind="rollup",
+        title=f"roll-up, {span} ({rec.get('episodes')} episodes)",
+        body=_bounded("\n".join(x for x in lines if x), meta),
+        updated_at=str(rec.get("created_at") or ""),
+        source_path=source_path,
+        workspace_id=_ws(rec),
+        metadata={k: v for k, v in meta.items() if v is not None},
     )
 
 

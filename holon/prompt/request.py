@@ -21,7 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from holon.agent.handle import Agent
-from holon.context import compaction, episodes, fit, history, memoryfiles, window, workingmemory
+from holon.context import (
+    compaction,
+    earlier,
+    fit,
+    history,
+    memoryfiles,
+    window,
+    workingmemory,
+)
 from holon.model.conversation import (
     ProviderRequest,
     ToolDefinition,
@@ -35,6 +43,10 @@ from holon.text import shorten
 EPISODE_SHARE = 0.12  # of the prompt budget, for the episode block
 EPISODE_MAX = 8_000  # tokens
 SHORT_TEXT = 300
+ROLLUP_NOTE = (
+    "Older stretches are rolled up: a roll-up summarizes a run of episodes (lines that differ "
+    "only in numbers grouped, as turns A–B ×N); MemorySearch and MemoryGet find the details."
+)
 MIN_SCAN_BYTES = 4 << 20  # at most this much transcript (or 16 bytes a budget token) is read
 SHORT_ARGS = 1_000
 SHORT_RESULT = 400  # a result this short is shown as it is: its summary would be no shorter
@@ -268,13 +280,11 @@ def _current_items(
 
 
 def episode_block(agent: Agent, start: int, budget_raw: int) -> tuple[str, list[str]]:
-    """Working memory as of the last compaction, then the newest episodes folded out of the window
-    that fit `budget_raw` tokens (shown oldest first). Returns (text, episode ids)."""
+    """Working memory as of the last compaction, then every turn folded out of the window, in
+    roll-ups and episodes, newest finest, within `budget_raw` tokens (holon.context.earlier;
+    shown oldest first). Returns (text, the ids of the episodes and roll-ups shown)."""
     state = agent.state()
     snapshot = state.context.snapshot
-    folded = episodes.recent(agent.home.context_episodes, start)
-    if not snapshot and not folded:
-        return "", []
     parts = ["# Earlier context"]
     if snapshot:
         revision = state.context.snapshot_revision
@@ -289,25 +299,16 @@ def episode_block(agent: Agent, start: int, budget_raw: int) -> tuple[str, list[
             used += cost
         parts.append(head + "\n" + "\n".join(shown))
     intro = "Episodes: turns that left the conversation window, summarized (oldest first)."
-    used = window.estimate("\n\n".join(parts)) + window.estimate(intro) + 2
-    chosen: list[tuple[dict, str]] = []
-    for rec in reversed(folded):
-        head, summary = episodes.heading(rec), str(rec["summary"])
-        cost = window.estimate(f"{head}\n{summary}") + 2
-        room = budget_raw - used
-        if cost > room:
-            if chosen or room < 64:
-                break
-            # the newest episode always shows, shortened to the room there is
-            summary = episodes.fit_summary(summary, (room - window.estimate(head) - 4) * 4)
-            cost = window.estimate(f"{head}\n{summary}") + 2
-        chosen.append((rec, f"{head}\n{summary}"))
-        used += cost
-    chosen.reverse()
+    used = window.estimate("\n\n".join(parts)) + window.estimate(f"{intro} {ROLLUP_NOTE}") + 2
+    chosen = earlier.block_parts(agent.home, start, budget_raw - used)
+    if not snapshot and not chosen:
+        return "", []
+    ids = [i for shown, _ in chosen for i in shown]
     if chosen:
-        parts.append(intro)
+        rolled = any(i.startswith("ru-") for i in ids)
+        parts.append(intro + (f" {ROLLUP_NOTE}" if rolled else ""))
         parts += [text for _, text in chosen]
-    return "\n\n".join(parts), [r["id"] for r, _ in chosen]
+    return "\n\n".join(parts), ids
 
 
 def _episodes(

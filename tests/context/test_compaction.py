@@ -75,6 +75,7 @@ def test_uncovered_turns_become_deterministic_episodes(agent):
         "epoch": 1,
         "folded_turns": 2,
         "episodes": [ep["id"]],
+        "rollups": [],
         "window_start": turns[2].offset,
         "before_tokens": 900,
         "after_tokens": 300,

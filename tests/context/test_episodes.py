@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from scenario_helpers import T0, set_now
 
+from holon.agent import workitems
+from holon.agent.handle import Agent
 from holon.context import episodes
 from holon.store import jsonl
 
@@ -38,20 +40,20 @@ def test_merge_is_idempotent_per_turn():
     builder = episodes.open_builder(_turn(3))
     assert builder["id"].startswith("ep_")
     assert (builder["first_turn_index"], builder["start_offset"], builder["turns"]) == (3, 3000, 0)
-    ev = _ev(files=["a.py"], commands=[{"cmd": "make", "exit": 0}], replied="built")
+    ev = _ev(files=["a.py"], commands=[{"cmd": "make", "exit": 0}], replied="built", decided=True)
     episodes.merge(builder, _turn(3), ev)
     snapshot = {k: (list(v) if isinstance(v, list) else v) for k, v in builder.items()}
     episodes.merge(builder, _turn(3), ev)  # a settle repeated after a crash
     assert builder == snapshot
     assert builder["turns"] == 1 and builder["turn_ids"] == ["turn_3"]
     assert builder["lines"] == [
-        "turn 3 — operator_prompt: do it — ran 1 command(s) — changed a.py — replied: built"
+        "turn 3 — operator_prompt: do it — ran `make` → exit 0 — changed a.py — replied: built"
     ]
     episodes.merge(builder, _turn(4, outcome="failed"), _ev(asked="", files=["a.py", "b.py"]))
     assert builder["turns"] == 2 and builder["end_offset"] == 4900
     assert builder["lines"][-1] == "turn 4 — changed a.py, b.py — the turn failed"
     assert builder["files"] == ["a.py", "b.py"]
-    assert builder["decisions"] == ["built"]
+    assert builder["decisions"] == ["turn 3: built"]
 
 
 def test_boundary_reasons():
@@ -96,6 +98,7 @@ def test_finalize_record_fields(monkeypatch):
             commands=[{"cmd": "pytest -q", "exit": 0}],
             verification=[{"cmd": "pytest -q", "exit": 0}],
             replied="fixed",
+            decided=True,
         ),
     )
     rec = episodes.finalize(
@@ -120,13 +123,14 @@ def test_finalize_record_fields(monkeypatch):
     assert rec["files"] == ["src/a.py", "src/b.py"]
     assert [c["exit"] for c in rec["commands"]] == [1, 0]
     assert [c["exit"] for c in rec["verification"]] == [1, 0]
-    assert rec["decisions"] == ["tests fail", "fixed"]
+    assert rec["decisions"] == ["turn 6: fixed"]  # a routine report is not a decision
     assert rec["carry_forward"] == ["open: wi_2 x"] and rec["waiting"] is None
     assert rec["summary_source"] == "deterministic"
     assert rec["summary"].splitlines() == [
-        "turn 5 — operator_prompt: do it — ran 1 command(s) — changed src/a.py — "
+        "turn 5 — operator_prompt: do it — ran `pytest -q` → exit 1 — changed src/a.py — "
         "replied: tests fail",
-        "turn 6 — operator_prompt: fix it — ran 1 command(s) — changed src/b.py — replied: fixed",
+        "turn 6 — operator_prompt: fix it — ran `pytest -q` → exit 0 — changed src/b.py — "
+        "replied: fixed",
         "files: src/a.py, src/b.py",
         "verified: `pytest -q` → exit 1; `pytest -q` → exit 0",
     ]
@@ -153,8 +157,8 @@ def test_a_long_summary_is_bounded():
             builder,
             _turn(i),
             _ev(
-                asked=f"ask-{i} " + "words " * 60,
-                replied=f"reply-{i} " + "more " * 50,
+                asked=f"ask-{chr(97 + i)} " + "words " * 60 + f"END-{chr(97 + i)}",
+                replied=f"reply-{chr(97 + i)} " + "more " * 50,
                 files=[f"dir/file_{i}.py"],
                 verification=[{"cmd": f"pytest t{i}", "exit": 0}],
             ),
@@ -166,8 +170,27 @@ def test_a_long_summary_is_bounded():
     )["summary"]
     assert len(summary) <= episodes.SUMMARY_CHARS
     lines = summary.splitlines()
-    assert lines[0].startswith("turn 0 — operator_prompt: ask-0")
+    assert lines[0].startswith("turn 0 — operator_prompt: ask-a")
     assert any(line.startswith(f"turn {episodes.MAX_TURNS - 1} ") for line in lines)
+    assert "END-a" in lines[0]  # what was asked keeps its end; the reply gives way first
+
+
+def test_routine_turns_are_grouped_and_a_fact_among_them_stays_whole():
+    builder = episodes.open_builder(_turn(0))
+    fact = "Remember that the pager rotates on Thursdays."
+    for i in range(episodes.MAX_TURNS):
+        asked = f"Turn {i}: run the check." + (f" {fact}" if i == 4 else "")
+        cmd = {"cmd": "make check", "exit": 0}
+        episodes.merge(builder, _turn(i), _ev(asked=asked, commands=[cmd], replied=f"Turn {i} ok."))
+    lines = episodes.summary(builder).splitlines()
+    routine = (
+        "operator_prompt: Turn 0: run the check. — ran `make check` → exit 0 — replied: Turn 0 ok."
+    )
+    assert lines == [
+        f"turns 0–11 ×11 — {routine}",
+        f"turn 4 — operator_prompt: Turn 4: run the check. {fact} — ran `make check` → exit 0 — "
+        "replied: Turn 4 ok.",
+    ]
 
 
 def test_append_skips_a_repeated_last_record(tmp_path):
@@ -231,8 +254,8 @@ def test_a_bounded_summary_keeps_what_was_verified():
             builder,
             _turn(i),
             _ev(
-                asked=f"ask-{i} " + "words " * 60,
-                replied=f"reply-{i} " + "more " * 50,
+                asked=f"ask-{chr(97 + i)} " + "words " * 60 + f"END-{chr(97 + i)}",
+                replied=f"reply-{chr(97 + i)} " + "more " * 50,
                 files=[f"dir/file_{i}.py"],
                 verification=[{"cmd": f"pytest t{i}", "exit": 0}],
             ),
@@ -242,3 +265,28 @@ def test_a_bounded_summary_keeps_what_was_verified():
     assert summary.splitlines()[-1] == (
         "verified: `pytest t9` → exit 0; `pytest t10` → exit 0; `pytest t11` → exit 0"
     )
+
+
+def test_carry_forward_names_every_open_work_item_with_its_open_todos(agent):
+    a = Agent(agent)
+
+    def item(objective: str, *todos: tuple[str, str], state: str = "open") -> str:
+        todo_list = [{"text": t, "state": st} for t, st in todos]
+        rec = {**workitems.new_record(a.id, objective, todo_list=todo_list), "state": state}
+        return workitems.append(a, rec)["id"]
+
+    other = item("Migrate the database", ("write the migration", "pending"), ("done", "completed"))
+    active = item("Ship the release", ("tag v1", "in_progress"))
+    item("Old work", ("never shown", "pending"), state="completed")
+    many = item("Many todos", *[(f"step {i}", "pending") for i in range(episodes.OPEN_TODOS + 2)])
+    current = {"active_work": {"id": active, "objective": "Ship the release"}}
+    out = episodes.carry_forward(agent, current)
+    assert out[:2] == [f"continue {active}: Ship the release", f"todo ({active}): tag v1"]
+    assert out[2:4] == [
+        f"open: {other} Migrate the database",
+        f"todo ({other}): write the migration",
+    ]
+    assert f"todo ({many}): step {episodes.OPEN_TODOS - 1}" in out
+    assert out[-1] == f"todo ({many}): … 2 more"
+    assert not any("never shown" in line or "done" in line.split(": ")[-1] for line in out)
+    assert episodes.carry_forward(agent, {})[0] == f"open: {other} Migrate the database"

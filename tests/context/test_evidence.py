@@ -165,7 +165,33 @@ def test_the_asked_text_is_an_excerpt():
     assert ev["rounds"] == 0 and ev["replied"] == ""
 
 
-def test_a_long_reply_is_bounded():
-    reply = "Done. " + "details " * 500
+def test_a_long_reply_keeps_its_start_and_its_conclusion():
+    reply = "Done. " + "details " * 500 + "CONCLUSION: ship it"
     ev = evidence.turn_evidence({"text": "x"}, [{"text": reply, "tool_calls": []}], {})
-    assert len(ev["replied"]) <= evidence.REPLY_CHARS + 3
+    assert len(ev["replied"]) <= evidence.REPLY_HEAD + evidence.REPLY_TAIL + 3
+    assert ev["replied"].startswith("Done.") and ev["replied"].endswith("CONCLUSION: ship it")
+
+
+@pytest.mark.parametrize(
+    ("reply", "calls", "decided"),
+    [
+        ("Turn 7 done.", [], False),
+        ("We use PostgreSQL because it has row-level security.", [], True),
+        ("Went with option B rather than A.", [], True),
+        (
+            "Patched it.",
+            [("ApplyPatch", {"status": "success", "result": {"modified": ["a"]}})],
+            True,
+        ),
+        ("Tried.", [("ApplyPatch", {"status": "error"})], False),
+        ("Recorded the plan.", [("UpdateWorkItem", {"status": "success"})], True),
+        ("", [("CreateWorkItem", {"status": "success"})], False),  # no reply: nothing to keep
+    ],
+)
+def test_a_decision_gives_a_reason_or_comes_with_a_change(reply, calls, decided):
+    rounds = [
+        {"text": "", "tool_calls": [_call(f"c{i}", name) for i, (name, _) in enumerate(calls)]},
+        {"text": reply, "tool_calls": []},
+    ]
+    results = {f"0:c{i}": {"envelope": env} for i, (_, env) in enumerate(calls)}
+    assert evidence.turn_evidence({"text": "x"}, rounds, results)["decided"] is decided

@@ -214,21 +214,3 @@ def test_memory_files_are_bounded_and_skip_empty_or_missing(agent):
     exact = "y" * workingmemory.MEMORY_FILE_CHARS
     (agent.memory / "self.md").write_text(exact)
     assert workingmemory.memory_files(agent)[0][2] == exact
-
-
-def test_carry_forward_names_the_active_work_and_other_open_work():
-    current = _record(
-        active_work={
-            "id": "wi_1",
-            "objective": "Ship",
-            "plan_status": "ready",
-            "open_todos": ["tag"],
-        },
-        open_work_items=["wi_2 Other"],
-    )
-    assert workingmemory.carry_forward(current) == [
-        "continue wi_1: Ship",
-        "todo: tag",
-        "open: wi_2 Other",
-    ]
-    assert workingmemory.carry_forward({}) == []

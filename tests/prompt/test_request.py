@@ -4,6 +4,7 @@ compaction, the episode block, in-turn cuts and the manifest."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -143,25 +144,34 @@ def test_without_persist_a_needed_compaction_is_only_described(agent, small_wind
     assert _assemble(a).manifest["compaction"] is None
 
 
+def _distinct_turn(a: Agent, i: int) -> None:
+    """A prior turn whose text differs from the others' in more than a number (not routine)."""
+    word = "".join(chr(ord("a") + int(d)) for d in str(i))
+    settled_turn(a, i, f"question {word}: " + "q" * 1200, origin_kind="operator")
+
+
 def test_folded_turns_are_shown_as_episodes_and_the_cache_key_holds(agent, small_window):
     a = Agent(agent)
-    _prior_turn(a, 0)
+    _distinct_turn(a, 0)
     key = _assemble(a).manifest["prompt_cache_key"]
     for i in range(1, 30):
-        _prior_turn(a, i)
+        _distinct_turn(a, i)
     assembly = _assemble(a)
     manifest = assembly.manifest
     ledger = {e["id"]: e for e in jsonl.read(agent.context_episodes)}
     shown = manifest["episodes"]
-    # the newest episodes that fit the episode share, oldest first
+    # the newest episodes that fit the episode share, oldest first; the older ones are named by
+    # the span of turns they cover, so that every folded turn is represented
     assert shown and shown == list(ledger)[-len(shown) :]
     (block,) = assembly.request.frame.context_blocks
     assert block.name == "episodes" and block.cache_breakpoint
     assert block.text.startswith("# Earlier context\n\nWorking memory as of the last compaction")
     positions = [block.text.index(f"## Episode {i} ·") for i in shown]
     assert positions == sorted(positions)
-    assert all(ledger[i]["summary"] in block.text for i in shown)
+    assert ledger[shown[-1]]["summary"][:60] in block.text  # the newest, shortened at most
     assert not any(f"## Episode {i} " in block.text for i in ledger if i not in shown)
+    if len(shown) < len(ledger):
+        assert "## Earlier · earlier turns: not shown to fit the context window" in block.text
     (episodes_block,) = [b for b in manifest["blocks"] if b["name"] == "episodes"]
     assert episodes_block["episodes"] == shown
     assert episodes_block["tokens"] <= manifest["prompt_budget"] * request.EPISODE_SHARE
@@ -443,8 +453,14 @@ def test_a_folded_turn_is_never_lost_from_the_prompt(agent, small_window):
     assert 0 < folded < 8
     prompt = "\n".join(b.text for b in assembly.request.frame.context_blocks)
     prompt += "\n".join(_texts(assembly))
+    # each turn by its own text, or within a group of routine turns (texts that differ only in
+    # their numbers: `turns A–B ×N — question A: …`)
+    spans = [
+        (int(a), int(b)) for a, b in re.findall(r"turns (\d+)–(\d+) ×\d+ — \w+: question", prompt)
+    ]
     for i in range(8):
-        assert f"question {i}:" in prompt, f"turn {i} is shown nowhere"
+        grouped = any(a <= i <= b for a, b in spans)
+        assert f"question {i}:" in prompt or grouped, f"turn {i} is shown nowhere"
 
 
 def test_a_huge_never_compacted_transcript_is_rebased_once(agent, monkeypatch):
