@@ -8,8 +8,9 @@ the settings, gc keeps:
   (new/ and cur/: not settled yet);
 - running tasks, tasks in `active_task_ids`, and a task whose result message is not settled;
 - a ledger segment the memory index has not indexed to its end, one the replay window or an
-  in-flight turn still reads, and the newest segment of each ledger (its name holds where the
-  live ledger's offsets begin).
+  in-flight turn still reads, an episode segment no roll-up covers yet (the episode block shows
+  every turn before the window through them), and the newest segment of each ledger (its name
+  holds where the live ledger's offsets begin).
 gc takes the agent's turn lock without waiting, as `holon tick` does; a busy agent is skipped and
 reported. `dry_run` decides the same things and changes nothing.
 """
@@ -26,6 +27,7 @@ from typing import Any
 
 from holon import clock, config, paths
 from holon.agent.handle import Agent
+from holon.context import rollups
 from holon.errors import HolonError
 from holon.home import registry
 from holon.home.layout import Home, read_identity
@@ -258,6 +260,7 @@ def _plan_segments(home: Home, window_from: int, report: GcReport, now: float) -
     if not keep_days:
         return
     indexed = _index_offsets(home)
+    unrolled = rollups.cursor(home)[1]  # episodes from here on are in no roll-up yet
     for stem in ROTATED:
         path = home.ledger / f"{stem}.jsonl"
         segs = jsonl.segments(path)
@@ -265,8 +268,10 @@ def _plan_segments(home: Home, window_from: int, report: GcReport, now: float) -
         for seg in segs[:-1]:  # the newest segment stays: it says where the live offsets begin
             if now - seg.mtime <= keep_days * DAY:
                 continue
-            needed = (limit is not None and seg.end > limit) or (
-                stem == "transcript" and seg.end > window_from
+            needed = (
+                (limit is not None and seg.end > limit)
+                or (stem == "transcript" and seg.end > window_from)
+                or (stem == "context_episodes" and seg.end > unrolled)
             )
             if needed:
                 report.kept += 1

@@ -3,6 +3,7 @@ a held turn lock makes gc report busy and change nothing."""
 
 from __future__ import annotations
 
+import json
 import os
 
 from holon import config
@@ -41,3 +42,26 @@ def test_a_busy_agent_is_skipped(monkeypatch):
     finally:
         lock.release()
     assert report.outcome == "busy" and report.removed == []
+
+
+def test_episode_segments_no_roll_up_covers_are_kept(agent, monkeypatch):
+    """The episode block covers every folded turn through the roll-ups and the episodes after
+    them: an old episode segment goes only once a roll-up covers it whole."""
+    monkeypatch.setenv("HOLON_RETENTION_SEGMENT_KEEP_DAYS", "1")
+    monkeypatch.setattr(gc, "_index_offsets", lambda home: {"episodes": 1 << 40})  # all indexed
+    line = b'{"id": "ep-x"}\n'
+    for base in (0, len(line), 2 * len(line)):  # two old segments and the newest
+        seg = agent.ledger / f"context_episodes.2020-01-01.{base:012d}.jsonl"
+        seg.write_bytes(line)
+        os.utime(seg, (0, 0))
+
+    def removed() -> list[str]:
+        report = gc.GcReport(agent.agent_id, str(agent.root))
+        gc._plan_segments(agent, 0, report, now=10 * 86400)
+        return sorted(r.path.rsplit(".", 2)[-2] for r in report.removed)
+
+    assert removed() == []  # no roll-up yet: every episode is the only account of its turns
+    cursor = {"frontier": [], "episodes_offset": len(line)}  # the first segment is rolled up
+    rollup = {"id": "ru-1", "level": 1, "cursor": cursor}
+    agent.context_rollups.write_text(json.dumps(rollup) + "\n")
+    assert removed() == ["000000000000"]
