@@ -343,22 +343,19 @@ def _linux(
     binds = [w for w in (scratch_s, home_s) if w in roots or w == scratch_s]
     binds = [w for w in binds if any(_inside(w, p) and w != p for p in inside)]
 
+    covers = [(c, [own]) for c, own in siblings] + ([(hidden, keep)] if cover else [])
+    covers += [(p, []) for p in [*creds, *others]]
+    try:
+        ns = mountns.plan(binds, inside, masked, covers) if use_ns else None
+    except OSError as exc:  # a protected path removed since it was listed
+        ruleset.close()
+        raise SandboxUnavailable(
+            f"could not build the sandbox: {exc}", hint="run `holon sandbox show AGENT`"
+        ) from None
+
     def preexec() -> None:
-        if use_ns:
-            mountns.enter()
-            for path in binds:
-                mountns.bind(path, read_only=False)
-            for path in inside:
-                mountns.bind(path, read_only=True)
-            for path in masked:
-                mountns.mask(path)
-            for children, own in siblings:
-                mountns.cover(children, [own])
-            if cover:
-                mountns.cover(hidden, keep)
-            for path in [*creds, *others]:
-                mountns.cover(path, [])
-            mountns.private_proc()
+        if ns is not None:
+            mountns.apply(ns)
             os.chdir(workdir_s)
         landlock.restrict(fd)
         caps.drop()
