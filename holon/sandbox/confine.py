@@ -23,7 +23,8 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -60,8 +61,46 @@ class Confinement:
             self.ruleset = None
 
 
+_resolved: dict[str, str] | None = None  # realpath answers within one decision (`_one_view`)
+_registered: tuple[tuple | None, list[str]] = (None, [])  # registry.json's stat, its home paths
+
+
 def _real(path: str | os.PathLike) -> str:
-    return os.path.realpath(path)
+    if _resolved is None:
+        return os.path.realpath(path)
+    key = os.fspath(path)
+    found = _resolved.get(key)
+    if found is None:
+        found = _resolved[key] = os.path.realpath(key)
+    return found
+
+
+@contextmanager
+def _one_view() -> Iterator[None]:
+    """Within one decision each path is resolved once (the home, HOLON_HOME and the lineage are
+    asked for by every part of it): fewer system calls, and one answer for every part."""
+    global _resolved
+    _resolved = {}
+    try:
+        yield
+    finally:
+        _resolved = None
+
+
+def registered_homes() -> list[str]:
+    """The home paths in registry.json, parsed again only when the file was replaced (it always
+    is: holon.store.atomic), so a tick's commands do not each parse a registry of thousands."""
+    global _registered
+    path = paths.registry_path()
+    try:
+        st = os.stat(path)
+        key: tuple | None = (str(path), st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+    except OSError:
+        key = None
+    if key is None or _registered[0] != key:
+        found, _ = registry.load_or_none()
+        _registered = (key, list(found.values()))
+    return _registered[1]
 
 
 def _inside(path: str, root: str) -> bool:
@@ -78,9 +117,9 @@ def protected_paths(home: Home) -> list[str]:
     except OSError:
         entries = []
     kept = {_real(paths.agents_dir()), _real(paths.worktrees_dir())}
-    root = _real(home.root)
-    for entry in entries:
-        real = _real(entry.path)
+    root, base = _real(home.root), _real(paths.holon_home())
+    for entry in entries:  # an entry that is no symlink resolves to itself in the resolved base
+        real = _real(entry.path) if entry.is_symlink() else os.path.join(base, entry.name)
         if real not in kept and not _inside(root, real):
             found.append(real)
     return sorted(p for p in set(found) if os.path.lexists(p))
@@ -109,10 +148,9 @@ def other_homes(home: Home, hidden: str) -> list[str]:
     namespace, so their queues, ledgers and admission keys are absent by name, and kept out of
     the write grants without one. Agents inside $HOLON_HOME cost nothing here (hidden with it);
     one mount per agent registered elsewhere."""
-    registered, _ = registry.load_or_none()
     mine = {_real(agent.root) for agent in lineage(home)}
     found = set()
-    for path in registered.values():
+    for path in registered_homes():
         root = _real(path)
         dot = os.path.join(root, DOT)
         if not _inside(root, hidden) and root not in mine and os.path.isdir(dot):
@@ -275,7 +313,8 @@ def prepare(home: Home, *, execution_root: Path, workdir: Path, scratch: Path) -
             covered=other_homes(home, hidden),
         )
         return Confinement(policy, env, "seatbelt", argv_prefix=[SANDBOX_EXEC, "-p", profile])
-    return _linux(home, policy, env, execution_root, workdir, scratch)
+    with _one_view():
+        return _linux(home, policy, env, execution_root, workdir, scratch)
 
 
 def _has_sandbox_exec() -> bool:

@@ -1,0 +1,80 @@
+"""What the parent prepares so that the forked child only makes system calls: the mount plan with
+its arguments encoded, and the registry parsed again only when it was replaced (an agent
+registered between two commands of one process is hidden from the second)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from sandbox_marks import needs_landlock
+
+from holon import paths
+from holon.agent.handle import Agent
+from holon.home.layout import Home
+from holon.sandbox import confine, mountns
+from holon.tasks.command import command
+
+
+def test_the_mount_plan_holds_every_call_in_order(tmp_path):
+    dot = tmp_path / "ws" / ".holon"
+    scratch = dot / "scratch" / "t1"
+    scratch.mkdir(parents=True)
+    secret = dot / "admission.key"
+    secret.write_text("k")
+    hidden, other = tmp_path / "hh", tmp_path / "other" / ".holon"
+    keep = hidden / "agents" / "a"
+    keep.mkdir(parents=True)
+    other.mkdir(parents=True)
+    plan = mountns.plan([str(scratch)], [str(dot)], [str(secret)], [(str(hidden), [str(keep)])])
+    bind = mountns.MS_BIND | mountns.MS_REC
+    b = os.fsencode
+    assert plan.calls[0] == (b(scratch), b(scratch), None, bind, None)
+    assert plan.calls[1] == (b(dot), b(dot), None, bind, None)
+    source, target, fstype, flags, data = plan.calls[2]
+    assert (source, target, fstype, data) == (None, b(dot), None, None)
+    ro = mountns.MS_REMOUNT | mountns.MS_BIND | mountns.MS_RDONLY
+    assert flags & ro == ro
+    # a remount repeats the flags of the mount it lies on (a user namespace may not drop them)
+    st = os.statvfs(dot)
+    assert bool(flags & mountns.MS_NOSUID) == bool(st.f_flag & os.ST_NOSUID)
+    assert bool(flags & mountns.MS_NOEXEC) == bool(st.f_flag & os.ST_NOEXEC)
+    assert plan.calls[3] == (b"/dev/null", b(secret), None, mountns.MS_BIND, None)
+    assert len(plan.calls) == 4
+    assert plan.covers == (mountns.Cover(b(hidden), (b(keep),), (b(hidden / "agents"), b(keep))),)
+    assert plan.proc == (os.getuid() == 0)
+    empty = mountns.plan([], [], [], [(str(other), [])])
+    assert empty.calls == () and empty.covers == (mountns.Cover(b(other), (), ()),)
+
+
+def test_the_registry_is_parsed_again_only_once_replaced(home, holon, tmp_path, monkeypatch):
+    parsed = []
+    load = confine.registry.load_or_none
+    monkeypatch.setattr(confine.registry, "load_or_none", lambda: parsed.append(1) or load())
+    h, hidden = Home(home), os.path.realpath(paths.holon_home())
+    assert confine.other_homes(h, hidden) == confine.other_homes(h, hidden) == []
+    assert len(parsed) == 1
+    b = tmp_path / "elsewhere" / "b"
+    assert holon("init", str(b), "--agent-id", "b").returncode == 0
+    assert confine.other_homes(h, hidden) == [os.path.realpath(b / ".holon")]
+    assert len(parsed) == 2
+
+
+@needs_landlock
+@pytest.mark.skipif(not mountns.available(), reason="needs a private mount namespace")
+def test_an_agent_registered_between_two_commands_is_hidden_from_the_second(
+    home, holon, tmp_path: Path
+):
+    h = Home(home)
+
+    def run(cmd: str) -> command.Finished:
+        spec = command.CommandSpec(cmd, home, "/bin/sh", False, False, False, 5000, home)
+        return command.run(Agent(h), spec)
+
+    assert run("true").exit_status == 0
+    b = tmp_path / "elsewhere" / "b"
+    assert holon("init", str(b), "--agent-id", "b").returncode == 0
+    assert (b / ".holon" / "agent.json").is_file()
+    seen = run(f"ls -A {b}/.holon; cat {b}/.holon/agent.json")
+    assert seen.stdout == "" and seen.exit_status != 0, seen
