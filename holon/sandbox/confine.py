@@ -21,6 +21,7 @@ raises `sandbox_unavailable` before anything starts.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -62,16 +63,31 @@ class Confinement:
 
 
 _resolved: dict[str, str] | None = None  # realpath answers within one decision (`_one_view`)
-_registered: tuple[tuple | None, list[str]] = (None, [])  # registry.json's stat, its home paths
+_registered: tuple[tuple | None, list[str]] = (None, [])  # registry.json's stat, its homes
 
 
 def _real(path: str | os.PathLike) -> str:
     if _resolved is None:
         return os.path.realpath(path)
-    key = os.fspath(path)
-    found = _resolved.get(key)
-    if found is None:
-        found = _resolved[key] = os.path.realpath(key)
+    return _resolve(_resolved, os.fspath(path))
+
+
+def _resolve(known: dict[str, str], path: str) -> str:
+    """realpath(path), from the resolved parent where the last part is no symlink (one lstat):
+    the home, HOLON_HOME and their neighbours share most of their parents."""
+    found = known.get(path)
+    if found is not None:
+        return found
+    head, tail = os.path.split(path)
+    found = None
+    if os.path.isabs(path) and head != path and tail not in ("", ".", ".."):
+        try:
+            plain = not stat.S_ISLNK(os.lstat(path).st_mode)
+        except OSError:
+            plain = False  # missing: realpath's own answer
+        if plain:
+            found = os.path.join(_resolve(known, head), tail)
+    known[path] = found = found or os.path.realpath(path)
     return found
 
 
@@ -87,9 +103,11 @@ def _one_view() -> Iterator[None]:
         _resolved = None
 
 
-def registered_homes() -> list[str]:
-    """The home paths in registry.json, parsed again only when the file was replaced (it always
-    is: holon.store.atomic), so a tick's commands do not each parse a registry of thousands."""
+def registered_roots() -> list[str]:
+    """The resolved home paths of registry.json, read and resolved again only when the file was
+    replaced (it always is, atomically: a new inode), so a tick's commands do not each parse and
+    resolve a registry of thousands. A home moved since is no better found by resolving its old
+    path again: a cover follows a symlink put in its place all the same."""
     global _registered
     path = paths.registry_path()
     try:
@@ -99,7 +117,7 @@ def registered_homes() -> list[str]:
         key = None
     if key is None or _registered[0] != key:
         found, _ = registry.load_or_none()
-        _registered = (key, list(found.values()))
+        _registered = (key, [os.path.realpath(p) for p in found.values()])
     return _registered[1]
 
 
@@ -150,8 +168,7 @@ def other_homes(home: Home, hidden: str) -> list[str]:
     one mount per agent registered elsewhere."""
     mine = {_real(agent.root) for agent in lineage(home)}
     found = set()
-    for path in registered_homes():
-        root = _real(path)
+    for root in registered_roots():
         dot = os.path.join(root, DOT)
         if not _inside(root, hidden) and root not in mine and os.path.isdir(dot):
             found.add(dot)

@@ -78,3 +78,28 @@ def test_an_agent_registered_between_two_commands_is_hidden_from_the_second(
     assert (b / ".holon" / "agent.json").is_file()
     seen = run(f"ls -A {b}/.holon; cat {b}/.holon/agent.json")
     assert seen.stdout == "" and seen.exit_status != 0, seen
+
+
+def test_a_path_resolved_from_its_parent_is_what_realpath_says(tmp_path):
+    (tmp_path / "real" / "sub").mkdir(parents=True)
+    (tmp_path / "real" / "sub" / "file").write_text("x")
+    (tmp_path / "dirlink").symlink_to(tmp_path / "real")
+    (tmp_path / "real" / "up").symlink_to("..")
+    (tmp_path / "real" / "sub" / "filelink").symlink_to("file")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere" / "x")
+    names = [
+        "real/sub/file",
+        "dirlink/sub/file",
+        "dirlink/up/dirlink/sub",
+        "real/sub/filelink",
+        "dangling",
+        "dangling/deeper",
+        "missing/child",
+        "real/sub/../sub/file",
+        "real/./sub",
+    ]
+    known: dict[str, str] = {}
+    for name in names * 2:  # the second round answers from what the first resolved
+        path = os.path.join(tmp_path, name)
+        assert confine._resolve(known, path) == os.path.realpath(path), name
+    assert confine._resolve(known, "/") == "/"
