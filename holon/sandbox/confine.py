@@ -199,21 +199,30 @@ def block_devices() -> list[str]:
 
 def linked_git_dir(root: Path) -> str | None:
     """The common git directory of a linked worktree at `root` (its `.git` is a file naming
-    `<main>/.git/worktrees/<name>`): commits made in the worktree write there."""
-    try:
-        text = (root / ".git").read_text(encoding="utf-8", errors="replace")[:4096]
-    except OSError:
-        return None
+    `<common>/worktrees/<name>`): commits made in the worktree write there. Only when the
+    repository names this worktree back (`<common>/worktrees/<name>/gitdir` is `root/.git`):
+    the command writes `.git` itself, and a file naming a directory of its own with a
+    `commondir` of `/` would otherwise make the whole file system writable to the next one."""
+    text = _head(root / ".git")
     if not text.startswith("gitdir: "):
         return None
-    gitdir = Path(text[len("gitdir: ") :].strip())
-    if not gitdir.is_absolute():
-        gitdir = root / gitdir
-    try:
-        common = (gitdir / "commondir").read_text(encoding="utf-8").strip()
-    except OSError:
+    gitdir = Path(_real(root / text[len("gitdir: ") :].strip()))  # relative: to the worktree
+    common = Path(_real(gitdir / _head(gitdir / "commondir").strip()))
+    back = _head(gitdir / "gitdir").strip()
+    if not back or gitdir != common / "worktrees" / gitdir.name:
         return None
-    return _real(gitdir / common)
+    if _real(gitdir / back) != _real(root / ".git"):
+        return None
+    return str(common)
+
+
+def _head(path: Path) -> str:
+    """The start of a small text file, "" when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read(4096)
+    except OSError:
+        return ""
 
 
 def _under_any(path: str, roots: list[str]) -> bool:
