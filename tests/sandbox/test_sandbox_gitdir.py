@@ -11,7 +11,7 @@ from pathlib import Path
 from gitrepo import git
 from sandbox_marks import needs_landlock
 
-from holon.sandbox import confine
+from holon.sandbox import places
 from holon.sandbox.policy import Policy
 
 
@@ -30,16 +30,16 @@ def test_a_real_linked_worktree_writes_its_common_git_dir(tmp_path):
     git(repo, "init", "-q")
     git(repo, "commit", "-q", "--allow-empty", "-m", "first")
     git(repo, "worktree", "add", "-q", str(tmp_path / "wt"))
-    assert confine.linked_git_dir(tmp_path / "wt") == os.path.realpath(repo / ".git")
-    assert confine.linked_git_dir(repo) is None  # a plain repository: .git is a directory
+    assert places.linked_git_dir(tmp_path / "wt") == os.path.realpath(repo / ".git")
+    assert places.linked_git_dir(repo) is None  # a plain repository: .git is a directory
 
 
 def test_a_git_file_of_the_agents_own_makes_nothing_else_writable(tmp_path):
     ws = tmp_path / "ws"
     ws.mkdir()
     _forged(ws, tmp_path, "/")
-    assert confine.linked_git_dir(ws) is None
-    assert "/" not in confine.writable_roots(Policy(), ws)
+    assert places.linked_git_dir(ws) is None
+    assert "/" not in places.writable_roots(Policy(), ws)
     # another repository's worktree, named by a .git file it does not name back
     repo, other = tmp_path / "repo", tmp_path / "other"
     repo.mkdir()
@@ -47,7 +47,7 @@ def test_a_git_file_of_the_agents_own_makes_nothing_else_writable(tmp_path):
     git(repo, "commit", "-q", "--allow-empty", "-m", "first")
     git(repo, "worktree", "add", "-q", str(other))
     (ws / ".git").write_text((other / ".git").read_text())
-    assert confine.linked_git_dir(ws) is None
+    assert places.linked_git_dir(ws) is None
 
 
 @needs_landlock

@@ -13,7 +13,7 @@ from sandbox_marks import needs_landlock
 from holon import paths
 from holon.agent.handle import Agent
 from holon.home.layout import Home
-from holon.sandbox import confine, mountns
+from holon.sandbox import mountns, places
 from holon.tasks.command import command
 
 
@@ -50,14 +50,14 @@ def test_the_mount_plan_holds_every_call_in_order(tmp_path):
 
 def test_the_registry_is_parsed_again_only_once_replaced(home, holon, tmp_path, monkeypatch):
     parsed = []
-    load = confine.registry.load_or_none
-    monkeypatch.setattr(confine.registry, "load_or_none", lambda: parsed.append(1) or load())
+    load = places.registry.load_or_none
+    monkeypatch.setattr(places.registry, "load_or_none", lambda: parsed.append(1) or load())
     h, hidden = Home(home), os.path.realpath(paths.holon_home())
-    assert confine.other_homes(h, hidden) == confine.other_homes(h, hidden) == []
+    assert places.other_homes(h, hidden) == places.other_homes(h, hidden) == []
     assert len(parsed) == 1
     b = tmp_path / "elsewhere" / "b"
     assert holon("init", str(b), "--agent-id", "b").returncode == 0
-    assert confine.other_homes(h, hidden) == [os.path.realpath(b / ".holon")]
+    assert places.other_homes(h, hidden) == [os.path.realpath(b / ".holon")]
     assert len(parsed) == 2
 
 
@@ -101,5 +101,5 @@ def test_a_path_resolved_from_its_parent_is_what_realpath_says(tmp_path):
     known: dict[str, str] = {}
     for name in names * 2:  # the second round answers from what the first resolved
         path = os.path.join(tmp_path, name)
-        assert confine._resolve(known, path) == os.path.realpath(path), name
-    assert confine._resolve(known, "/") == "/"
+        assert places._resolve(known, path) == os.path.realpath(path), name
+    assert places._resolve(known, "/") == "/"
