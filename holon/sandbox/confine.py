@@ -128,45 +128,18 @@ def _linux(
     if abi == 0:  # full-access, network allowed: chosen; still no capability to read others
         return Confinement(policy, env, "none", preexec=caps.drop)
     scratch_s, workdir_s = places.real(scratch), str(workdir)
-    protected = places.protected_paths(home)
     roots = places.writable_roots(policy, root, home)
-    inside = [p for p in protected if any(places.inside(p, r) for r in roots)]
     hidden = places.real(paths.holon_home())
     keep = places.kept_in_holon_home(home, hidden, [places.real(root), scratch_s, *roots])
-    cover = os.path.isdir(hidden)
-    masked = [
-        k
-        for k in places.secret_files(home)
-        if os.path.isfile(k)
-        and not (cover and places.inside(k, hidden) and not places.under_any(k, keep))
-    ]
-    creds = places.credential_dirs(hidden)
-    siblings = places.sibling_covers(home)
+    protected = places.protected_paths(home)
     others = places.other_homes(home, hidden)
-    use_ns = bool(inside or masked or cover or creds or siblings or others) and mountns.available()
-    if use_ns and os.getuid() == 0:
-        masked += places.block_devices()
+    ns = _namespace(home, roots, protected, others, hidden, keep, scratch_s)
     # without a mount namespace nothing is hidden, but every other agent's place in $HOLON_HOME
     # stays out of the write grants: granted entry by entry around it, like `.holon/`
     protected = sorted({*protected, *others})
-    fenced = [*protected, hidden] if cover else protected
-    ruleset = _ruleset(abi, policy, roots, scratch_s, use_ns, protected, fenced, keep)
+    fenced = [*protected, hidden] if os.path.isdir(hidden) else protected
+    ruleset = _ruleset(abi, policy, roots, scratch_s, ns is not None, protected, fenced, keep)
     fd = ruleset.fd
-    # writable places beneath a protected one, bound first: a read-only remount above them
-    # leaves them writable (the scratch in `.holon/`; a private child's home in its parent's)
-    home_s = places.real(home.root)
-    binds = [w for w in (scratch_s, home_s) if w in roots or w == scratch_s]
-    binds = [w for w in binds if any(places.inside(w, p) and w != p for p in inside)]
-
-    covers = [(c, [own]) for c, own in siblings] + ([(hidden, keep)] if cover else [])
-    covers += [(p, []) for p in [*creds, *others]]
-    try:
-        ns = mountns.plan(binds, inside, masked, covers) if use_ns else None
-    except OSError as exc:  # a protected path removed since it was listed
-        ruleset.close()
-        raise SandboxUnavailable(
-            f"could not build the sandbox: {exc}", hint="run `holon sandbox show AGENT`"
-        ) from None
 
     def preexec() -> None:
         if ns is not None:
@@ -175,8 +148,51 @@ def _linux(
         landlock.restrict(fd)
         caps.drop()
 
-    enforcement = "landlock+mountns" if use_ns else "landlock"
+    enforcement = "landlock+mountns" if ns is not None else "landlock"
     return Confinement(policy, env, enforcement, preexec=preexec, ruleset=ruleset)
+
+
+def _namespace(
+    home: Home,
+    roots: list[str],
+    protected: list[str],
+    others: list[str],
+    hidden: str,
+    keep: list[str],
+    scratch: str,
+) -> mountns.Plan | None:
+    """The mount namespace's part, or None when nothing needs it or the system has none: the
+    protected paths inside a writable root bound read-only (the writable places beneath them
+    bound first), the secret files masked, and the covers."""
+    cover = os.path.isdir(hidden)
+
+    def covered(path: str) -> bool:
+        """Out of sight beneath the cover of $HOLON_HOME, nothing of it bound back: no read-only
+        bind or mask needed (holon's own files there, when $HOLON_HOME lies in a writable root)."""
+        near = any(places.inside(path, k) or places.inside(k, path) for k in keep)
+        return cover and places.inside(path, hidden) and not near
+
+    inside = [p for p in protected if any(places.inside(p, r) for r in roots) and not covered(p)]
+    masked = [k for k in places.secret_files(home) if os.path.isfile(k) and not covered(k)]
+    creds = places.credential_dirs(hidden)
+    siblings = places.sibling_covers(home)
+    if not (inside or masked or cover or creds or siblings or others) or not mountns.available():
+        return None
+    if os.getuid() == 0:
+        masked += places.block_devices()
+    # writable places beneath a protected one, bound first: a read-only remount above them
+    # leaves them writable (the scratch in `.holon/`; a private child's home in its parent's)
+    home_s = places.real(home.root)
+    binds = [w for w in (scratch, home_s) if w in roots or w == scratch]
+    binds = [w for w in binds if any(places.inside(w, p) and w != p for p in inside)]
+    covers = [(c, [own]) for c, own in siblings] + ([(hidden, keep)] if cover else [])
+    covers += [(p, []) for p in [*creds, *others]]
+    try:
+        return mountns.plan(binds, inside, masked, covers)
+    except OSError as exc:  # a protected path removed since it was listed
+        raise SandboxUnavailable(
+            f"could not build the sandbox: {exc}", hint="run `holon sandbox show AGENT`"
+        ) from None
 
 
 def _ruleset(

@@ -13,7 +13,9 @@ from sandbox_marks import needs_landlock
 from holon import paths
 from holon.agent.handle import Agent
 from holon.home.layout import Home
-from holon.sandbox import mountns, places
+from holon.sandbox import confine, mountns, places
+from holon.sandbox.policy import Policy
+from holon.tasks import store
 from holon.tasks.command import command
 
 
@@ -103,3 +105,21 @@ def test_a_path_resolved_from_its_parent_is_what_realpath_says(tmp_path):
         path = os.path.join(tmp_path, name)
         assert places._resolve(known, path) == os.path.realpath(path), name
     assert places._resolve(known, "/") == "/"
+
+
+@pytest.mark.skipif(not mountns.available(), reason="needs a private mount namespace")
+def test_holons_files_under_the_cover_get_no_bind_of_their_own(home, holon_env):
+    """$HOLON_HOME in a writable root (here under the temporary directory): its files are out of
+    sight beneath the cover, so only the agent's own `.holon/` is bound read-only."""
+    h = Home(home)
+    hidden = os.path.realpath(holon_env)
+    assert (holon_env / "registry.json").is_file()
+    roots = places.writable_roots(Policy(), home, h)
+    assert any(places.inside(hidden, r) for r in roots)
+    scratch = store.make_scratch(h, "task_x")
+    ns = confine._namespace(h, roots, places.protected_paths(h), [], hidden, [], str(scratch))
+    assert ns is not None
+    targets = [os.fsdecode(call[1]) for call in ns.calls]
+    assert os.path.realpath(h.dot) in targets
+    assert not [t for t in targets if places.inside(t, hidden)], targets
+    assert [os.fsdecode(c.target) for c in ns.covers] == [hidden]
