@@ -5,7 +5,8 @@ Targets: ExecCommand <= 2 x raw + 15 ms; the default sandbox (workspace-write, n
 with its mount namespace) adds under 5 ms to an unconfined ExecCommand. Every figure is the
 median over N pairs, each pair run back to back in alternating order (A B, B A, ...), so load
 that comes and goes weighs on both sides alike; min and max of the per-pair figure show the
-spread. The agent lives in a temporary $HOLON_HOME (so the sandbox hides it, as for a real
+spread. Each sandbox line also gives the CPU time a call adds (this process and its children),
+which load does not stretch as it stretches wall time. The agent lives in a temporary $HOLON_HOME (so the sandbox hides it, as for a real
 agent), and HOME points there too: nothing is left behind.
 
 Run: PYTHONPATH=. python benchmarks/bench_exec.py [N] [--quick]
@@ -14,6 +15,7 @@ Run: PYTHONPATH=. python benchmarks/bench_exec.py [N] [--quick]
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -29,6 +31,15 @@ def timed(fn: Callable[[], object]) -> float:
     t = time.perf_counter()
     fn()
     return (time.perf_counter() - t) * 1000
+
+
+def cpu_ms() -> float:
+    """CPU time of this process and its reaped children: what load does not stretch."""
+    own, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return (own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime) * 1000
 
 
 def pairs(a: Callable[[], object], b: Callable[[], object], n: int) -> list[tuple[float, float]]:
@@ -129,13 +140,14 @@ def sandbox_overhead(ctx, call: Callable[[], None], n: int) -> bool:
         ("full-access (ns+landlock)", bare),
     ):
         results[label] = paired_modes(home, bare, chosen, unconfined, call, n)
-    for label, timings in results.items():
+    for label, (timings, cpu) in results.items():
         ratio = statistics.median(b / a for a, b in timings)
         print(
             f"sandbox {label:<26} adds {spread([b - a for a, b in timings])} ms over "
-            f"unconfined ({statistics.median(a for a, _ in timings):.2f} ms), ratio {ratio:.2f}x"
+            f"unconfined ({statistics.median(a for a, _ in timings):.2f} ms), ratio {ratio:.2f}x; "
+            f"CPU {statistics.mean(b - a for a, b in cpu):+.2f} ms a call"
         )
-    added = statistics.median(b - a for a, b in results["workspace-write (default)"])
+    added = statistics.median(b - a for a, b in results["workspace-write (default)"][0])
     ok = added < SANDBOX_TARGET_MS
     print(
         f"the default sandbox adds {added:+.2f} ms (median of {n} interleaved pairs); "
@@ -144,9 +156,13 @@ def sandbox_overhead(ctx, call: Callable[[], None], n: int) -> bool:
     return ok
 
 
-def paired_modes(home, bare, chosen, unconfined, call, n: int) -> list[tuple[float, float]]:
-    """Per pair: (the unconfined ExecCommand, the one in mode `chosen`), in ms. The policy file
-    each side needs is written before its timed call."""
+Pairs = list[tuple[float, float]]
+
+
+def paired_modes(home, bare, chosen, unconfined, call, n: int) -> tuple[Pairs, Pairs]:
+    """Per pair: (the unconfined ExecCommand, the one in mode `chosen`), wall time and CPU time
+    (this process and its children, which load does not stretch), in ms. The policy file each
+    side needs is written before its timed call."""
     from holon.sandbox import policy
 
     def set_policy(p) -> None:
@@ -155,18 +171,21 @@ def paired_modes(home, bare, chosen, unconfined, call, n: int) -> list[tuple[flo
         else:
             policy.write(home, p)
 
-    out = []
+    wall, cpu = [], []
     for i in range(n + 1):
         order = [(bare, unconfined), (chosen, call)]
         if i % 2:
             order.reverse()
-        times = {}
+        times, used = {}, {}
         for p, fn in order:
             set_policy(p)
+            before = cpu_ms()
             times[fn is call] = timed(fn)
+            used[fn is call] = cpu_ms() - before
         if i:  # the first pair warms up
-            out.append((times[False], times[True]))
-    return out
+            wall.append((times[False], times[True]))
+            cpu.append((used[False], used[True]))
+    return wall, cpu
 
 
 if __name__ == "__main__":
