@@ -6,8 +6,9 @@ with its mount namespace) adds under 5 ms to an unconfined ExecCommand. Every fi
 median over N pairs, each pair run back to back in alternating order (A B, B A, ...), so load
 that comes and goes weighs on both sides alike; min and max of the per-pair figure show the
 spread. Each sandbox line also gives the CPU time a call adds (this process and its children),
-which load does not stretch as it stretches wall time. The agent lives in a temporary $HOLON_HOME (so the sandbox hides it, as for a real
-agent), and HOME points there too: nothing is left behind.
+which load does not stretch as it stretches wall time. The agent lives in a temporary
+$HOLON_HOME (so the sandbox hides it, as for a real agent), and HOME points there too: nothing
+is left behind.
 
 Run: PYTHONPATH=. python benchmarks/bench_exec.py [N] [--quick]
 """
