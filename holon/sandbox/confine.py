@@ -14,6 +14,10 @@
    protected path is granted entry by entry around it (new files directly in such a directory
    are then refused; reported by `holon sandbox show`).
 
+Everything is decided in the parent (the places of holon.sandbox.places, the mount calls that
+mountns.plan encodes, the ruleset): the forked child of a large process pays for every Python
+object it touches, so it only makes system calls before exec.
+
 Fail closed: a mode other than full-access, or a denied network, that the kernel cannot enforce
 raises `sandbox_unavailable` before anything starts.
 """
@@ -25,17 +29,14 @@ import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import pairwise
 from pathlib import Path
 
 from holon import paths, procguard
 from holon.errors import HolonError, OperationFailed
-from holon.home import registry
-from holon.home.layout import DOT, Home
-from holon.sandbox import caps, landlock, mountns
+from holon.home.layout import Home
+from holon.sandbox import caps, landlock, mountns, places
 from holon.sandbox.policy import Policy, command_env, read
 
-TEMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 DEVICE_RIGHTS = landlock.READ | landlock.WRITE_FILE | landlock.TRUNCATE
 SANDBOX_EXEC = "/usr/bin/sandbox-exec"
 
@@ -60,194 +61,6 @@ class Confinement:
             self.ruleset = None
 
 
-def _real(path: str | os.PathLike) -> str:
-    return os.path.realpath(path)
-
-
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
-
-
-def protected_paths(home: Home) -> list[str]:
-    """What no command may write: the agent's `.holon/`, those of the agents above a private
-    child, and holon's own files in $HOLON_HOME (config, keys, registry, logs), not the agent
-    homes nor the managed worktrees kept there."""
-    found = [_real(agent.dot) for agent in lineage(home)]
-    try:
-        entries = list(os.scandir(paths.holon_home()))
-    except OSError:
-        entries = []
-    kept = {_real(paths.agents_dir()), _real(paths.worktrees_dir())}
-    root = _real(home.root)
-    for entry in entries:
-        real = _real(entry.path)
-        if real not in kept and not _inside(root, real):
-            found.append(real)
-    return sorted(p for p in set(found) if os.path.lexists(p))
-
-
-def secret_files(home: Home) -> list[str]:
-    """Files no command may read: holon's provider keys and the keys that seal admitted messages
-    (holon.agent.seal) of the agent and of the agents above a private child. In a mount
-    namespace $HOLON_HOME is hidden whole and these are masked where still visible (seatbelt:
-    denied); Landlock alone cannot."""
-    keys = _real(paths.holon_home() / "keys.json")
-    return [keys, *(_real(agent.admission_key) for agent in lineage(home))]
-
-
-def sibling_covers(home: Home) -> list[tuple[str, str]]:
-    """For each agent above a private child: its children directory and the one home in it on
-    the way down to this agent. Covered so, the other children there (their queues and admission
-    keys) are absent by name, however many there are or are made later."""
-    pairs = pairwise(lineage(home))
-    return [(_real(above.children_dir), _real(below.root)) for below, above in pairs]
-
-
-def other_homes(home: Home, hidden: str) -> list[str]:
-    """The `.holon/` of every registered agent outside $HOLON_HOME but those of this agent's
-    lineage (`holon init PATH` puts a home anywhere, /tmp included): covered whole in the mount
-    namespace, so their queues, ledgers and admission keys are absent by name, and kept out of
-    the write grants without one. Agents inside $HOLON_HOME cost nothing here (hidden with it);
-    one mount per agent registered elsewhere."""
-    registered, _ = registry.load_or_none()
-    mine = {_real(agent.root) for agent in lineage(home)}
-    found = set()
-    for path in registered.values():
-        root = _real(path)
-        dot = os.path.join(root, DOT)
-        if not _inside(root, hidden) and root not in mine and os.path.isdir(dot):
-            found.add(dot)
-    return sorted(found)
-
-
-def credential_dirs(hidden: str) -> list[str]:
-    """Other directories holding a provider's credentials, hidden whole like $HOLON_HOME: the
-    Codex CLI's home when it holds an auth.json (it rewrites the file when it refreshes)."""
-    auth = paths.codex_auth_file()
-    if not auth.is_file():
-        return []
-    found = _real(auth.parent)
-    return [] if _inside(found, hidden) or found == "/" else [found]
-
-
-def block_devices() -> list[str]:
-    """The disks' device nodes (/dev/vda, ...), masked for root's commands: reading a disk needs
-    no capability, only the node's mode, and a filesystem reader on it (debugfs) finds a hidden
-    file by name. Another user has no right to them anyway."""
-    try:
-        names = os.listdir("/sys/class/block")
-    except OSError:
-        return []
-    found = (os.path.join("/dev", n) for n in names if "/" not in n)
-    return sorted(p for p in found if os.path.exists(p))
-
-
-def linked_git_dir(root: Path) -> str | None:
-    """The common git directory of a linked worktree at `root` (its `.git` is a file naming
-    `<main>/.git/worktrees/<name>`): commits made in the worktree write there."""
-    try:
-        text = (root / ".git").read_text(encoding="utf-8", errors="replace")[:4096]
-    except OSError:
-        return None
-    if not text.startswith("gitdir: "):
-        return None
-    gitdir = Path(text[len("gitdir: ") :].strip())
-    if not gitdir.is_absolute():
-        gitdir = root / gitdir
-    try:
-        common = (gitdir / "commondir").read_text(encoding="utf-8").strip()
-    except OSError:
-        return None
-    return _real(gitdir / common)
-
-
-def _under_any(path: str, roots: list[str]) -> bool:
-    return any(_inside(path, r) for r in roots)
-
-
-def lineage(home: Home) -> list[Home]:
-    """The agent and the agents above it (a private child lives in its parent's `.holon/`)."""
-    out = [home]
-    while out[-1].parent_root is not None:
-        out.append(Home(out[-1].parent_root))
-    return out
-
-
-def kept_in_holon_home(home: Home, hidden: str, wanted: list[str]) -> list[str]:
-    """What a command still sees of $HOLON_HOME (`hidden`, covered whole in its mount namespace):
-    the directories of `wanted` (its execution, scratch and writable roots), its own home and
-    its managed worktrees, outermost only, and only where they lie in its lineage's homes or
-    worktrees (a private child works in its parent's workspace; its `.holon/` stays read-only
-    and its key masked). Neither the keys, the registry, the config and logs nor any other
-    agent's home, whatever the workspace names. A fixed number of mounts, whatever the number of
-    agents."""
-    mine = [_real(paths.worktrees_dir() / home.agent_id), _real(home.root)]
-    bases = [*mine]
-    for agent in lineage(home)[1:]:
-        bases += [_real(agent.root), _real(paths.worktrees_dir() / agent.agent_id)]
-    found = sorted(
-        {
-            w
-            for w in [*wanted, *mine]
-            if _inside(w, hidden) and w != hidden and _under_any(w, bases) and os.path.isdir(w)
-        },
-        key=len,
-    )
-    out: list[str] = []
-    for w in found:
-        if not _under_any(w, out):
-            out.append(w)
-    return out
-
-
-def writable_roots(policy: Policy, execution_root: Path, home: Home | None = None) -> list[str]:
-    """The directories a command may write: the execution root (with the git directory of a
-    linked worktree), the agent home when the agent works elsewhere (its memory and notes; its
-    `.holon/` stays protected), the temporary directories and the policy's extra roots."""
-    if policy.mode == "read-only":
-        return []
-    if policy.mode == "full-access":
-        return ["/"]
-    roots = [_real(execution_root), *TEMP_DIRS, *policy.writable_roots]
-    if home is not None:
-        roots.append(_real(home.root))
-    git_dir = linked_git_dir(execution_root)
-    if git_dir:
-        roots.append(git_dir)
-    tmpdir = os.environ.get("TMPDIR")
-    if tmpdir:
-        roots.append(tmpdir)
-    return sorted({_real(r) for r in roots if os.path.isdir(r)})
-
-
-def around(root: str, protected: list[str]) -> list[str]:
-    """Entries beneath `root` that contain no protected path, found by walking down towards each
-    protected path: granting each of them grants `root` minus the protected paths (and minus new
-    entries directly in the directories on the way). Symlinks are never granted."""
-    out: list[str] = []
-    inner = [p for p in protected if _inside(p, root) and p != root]
-    if not inner and not any(_inside(root, p) for p in protected):
-        return [root]
-    if not inner:
-        return []  # root itself is protected
-    try:
-        entries = list(os.scandir(root))
-    except OSError:
-        return []
-    for entry in entries:
-        if entry.is_symlink():
-            continue
-        path = os.path.join(root, entry.name)
-        if any(_inside(path, p) for p in inner):
-            continue  # protected itself, whatever lies beneath it
-        if any(_inside(p, path) for p in inner):
-            if entry.is_dir(follow_symlinks=False):
-                out += around(path, inner)
-        else:
-            out.append(path)
-    return out
-
-
 def prepare(home: Home, *, execution_root: Path, workdir: Path, scratch: Path) -> Confinement:
     """The confinement for one command of `home`; `scratch` must exist."""
     policy = read(home)
@@ -263,19 +76,20 @@ def prepare(home: Home, *, execution_root: Path, workdir: Path, scratch: Path) -
 
         if not _has_sandbox_exec():
             return Confinement(policy, env, "none")  # full-access, network allowed: chosen
-        writable = writable_roots(policy, execution_root, home) + [_real(scratch)]
-        hidden = _real(paths.holon_home())
+        writable = places.writable_roots(policy, execution_root, home) + [places.real(scratch)]
+        hidden = places.real(paths.holon_home())
         profile = seatbelt.profile(
             policy,
             writable=writable,
-            protected=protected_paths(home),
-            masked=secret_files(home),
+            protected=places.protected_paths(home),
+            masked=places.secret_files(home),
             hidden=hidden,
-            kept=kept_in_holon_home(home, hidden, [_real(execution_root), *writable]),
-            covered=other_homes(home, hidden),
+            kept=places.kept_in_holon_home(home, hidden, [places.real(execution_root), *writable]),
+            covered=places.other_homes(home, hidden),
         )
         return Confinement(policy, env, "seatbelt", argv_prefix=[SANDBOX_EXEC, "-p", profile])
-    return _linux(home, policy, env, execution_root, workdir, scratch)
+    with places.one_view():
+        return _linux(home, policy, env, execution_root, workdir, scratch)
 
 
 def _has_sandbox_exec() -> bool:
@@ -313,58 +127,72 @@ def _linux(
     abi = landlock.abi()
     if abi == 0:  # full-access, network allowed: chosen; still no capability to read others
         return Confinement(policy, env, "none", preexec=caps.drop)
-    scratch_s, workdir_s = _real(scratch), str(workdir)
-    protected = protected_paths(home)
-    roots = writable_roots(policy, root, home)
-    inside = [p for p in protected if any(_inside(p, r) for r in roots)]
-    hidden = _real(paths.holon_home())
-    keep = kept_in_holon_home(home, hidden, [_real(root), scratch_s, *roots])
-    cover = os.path.isdir(hidden)
-    masked = [
-        k
-        for k in secret_files(home)
-        if os.path.isfile(k) and not (cover and _inside(k, hidden) and not _under_any(k, keep))
-    ]
-    creds = credential_dirs(hidden)
-    siblings = sibling_covers(home)
-    others = other_homes(home, hidden)
-    use_ns = bool(inside or masked or cover or creds or siblings or others) and mountns.available()
-    if use_ns and os.getuid() == 0:
-        masked += block_devices()
+    scratch_s, workdir_s = places.real(scratch), str(workdir)
+    roots = places.writable_roots(policy, root, home)
+    hidden = places.real(paths.holon_home())
+    keep = places.kept_in_holon_home(home, hidden, [places.real(root), scratch_s, *roots])
+    protected = places.protected_paths(home)
+    others = places.other_homes(home, hidden)
+    ns = _namespace(home, roots, protected, others, hidden, keep, scratch_s)
     # without a mount namespace nothing is hidden, but every other agent's place in $HOLON_HOME
     # stays out of the write grants: granted entry by entry around it, like `.holon/`
     protected = sorted({*protected, *others})
-    fenced = [*protected, hidden] if cover else protected
-    ruleset = _ruleset(abi, policy, roots, scratch_s, use_ns, protected, fenced, keep)
+    fenced = [*protected, hidden] if os.path.isdir(hidden) else protected
+    ruleset = _ruleset(abi, policy, roots, scratch_s, ns is not None, protected, fenced, keep)
     fd = ruleset.fd
-    # writable places beneath a protected one, bound first: a read-only remount above them
-    # leaves them writable (the scratch in `.holon/`; a private child's home in its parent's)
-    home_s = _real(home.root)
-    binds = [w for w in (scratch_s, home_s) if w in roots or w == scratch_s]
-    binds = [w for w in binds if any(_inside(w, p) and w != p for p in inside)]
 
     def preexec() -> None:
-        if use_ns:
-            mountns.enter()
-            for path in binds:
-                mountns.bind(path, read_only=False)
-            for path in inside:
-                mountns.bind(path, read_only=True)
-            for path in masked:
-                mountns.mask(path)
-            for children, own in siblings:
-                mountns.cover(children, [own])
-            if cover:
-                mountns.cover(hidden, keep)
-            for path in [*creds, *others]:
-                mountns.cover(path, [])
-            mountns.private_proc()
+        if ns is not None:
+            mountns.apply(ns)
             os.chdir(workdir_s)
         landlock.restrict(fd)
         caps.drop()
 
-    enforcement = "landlock+mountns" if use_ns else "landlock"
+    enforcement = "landlock+mountns" if ns is not None else "landlock"
     return Confinement(policy, env, enforcement, preexec=preexec, ruleset=ruleset)
+
+
+def _namespace(
+    home: Home,
+    roots: list[str],
+    protected: list[str],
+    others: list[str],
+    hidden: str,
+    keep: list[str],
+    scratch: str,
+) -> mountns.Plan | None:
+    """The mount namespace's part, or None when nothing needs it or the system has none: the
+    protected paths inside a writable root bound read-only (the writable places beneath them
+    bound first), the secret files masked, and the covers."""
+    cover = os.path.isdir(hidden)
+
+    def covered(path: str) -> bool:
+        """Out of sight beneath the cover of $HOLON_HOME, nothing of it bound back: no read-only
+        bind or mask needed (holon's own files there, when $HOLON_HOME lies in a writable root)."""
+        near = any(places.inside(path, k) or places.inside(k, path) for k in keep)
+        return cover and places.inside(path, hidden) and not near
+
+    inside = [p for p in protected if any(places.inside(p, r) for r in roots) and not covered(p)]
+    masked = [k for k in places.secret_files(home) if os.path.isfile(k) and not covered(k)]
+    creds = places.credential_dirs(hidden)
+    siblings = places.sibling_covers(home)
+    if not (inside or masked or cover or creds or siblings or others) or not mountns.available():
+        return None
+    if os.getuid() == 0:
+        masked += places.block_devices()
+    # writable places beneath a protected one, bound first: a read-only remount above them
+    # leaves them writable (the scratch in `.holon/`; a private child's home in its parent's)
+    home_s = places.real(home.root)
+    binds = [w for w in (scratch, home_s) if w in roots or w == scratch]
+    binds = [w for w in binds if any(places.inside(w, p) and w != p for p in inside)]
+    covers = [(c, [own]) for c, own in siblings] + ([(hidden, keep)] if cover else [])
+    covers += [(p, []) for p in [*creds, *others]]
+    try:
+        return mountns.plan(binds, inside, masked, covers)
+    except OSError as exc:  # a protected path removed since it was listed
+        raise SandboxUnavailable(
+            f"could not build the sandbox: {exc}", hint="run `holon sandbox show AGENT`"
+        ) from None
 
 
 def _ruleset(
@@ -388,7 +216,7 @@ def _ruleset(
             if use_ns:
                 ruleset.allow(r, everything)
                 continue
-            for path in around(r, protected if _under_any(r, keep) else fenced):
+            for path in places.around(r, protected if places.under_any(r, keep) else fenced):
                 try:
                     ruleset.allow(path, everything)
                 except FileNotFoundError:  # removed since the directory was listed
@@ -417,12 +245,16 @@ def describe(home: Home) -> dict:
             out["enforcement"] = "none"
         else:
             out["enforcement"] = "landlock+mountns" if out["mount_namespace"] else "landlock"
-    out["protected"] = protected_paths(home)
+    out["protected"] = places.protected_paths(home)
     hides = out["enforcement"] in ("landlock+mountns", "seatbelt")
-    hidden = _real(paths.holon_home())  # save the agent's own places in it
-    out["hidden"] = [hidden, *credential_dirs(hidden), *other_homes(home, hidden)] if hides else []
+    hidden = places.real(paths.holon_home())  # save the agent's own places in it
+    out["hidden"] = (
+        [hidden, *places.credential_dirs(hidden), *places.other_homes(home, hidden)]
+        if hides
+        else []
+    )
     out["scratch"] = str(home.scratch)
-    out["temp_dirs"] = [d for d in TEMP_DIRS if os.path.isdir(d)] or [tempfile.gettempdir()]
+    out["temp_dirs"] = [d for d in places.TEMP_DIRS if os.path.isdir(d)] or [tempfile.gettempdir()]
     return out
 
 
@@ -442,16 +274,17 @@ def refused_write(home: Home, execution_root: Path, targets: list[Path]) -> tupl
     sandbox refuses, with the reason, or None. The same rule as for commands: never inside a
     protected path, nowhere in read-only, only beneath the writable roots otherwise."""
     policy = read(home)
-    protected = protected_paths(home)
-    roots = writable_roots(policy, execution_root, home)
-    own, own_dot = _real(home.root), _real(home.dot)
+    protected = places.protected_paths(home)
+    roots = places.writable_roots(policy, execution_root, home)
+    own, own_dot = places.real(home.root), places.real(home.dot)
     for target in targets:
-        real = os.path.join(_real(target.parent), target.name)
-        mine = _inside(real, own) and not _inside(real, own_dot)  # a child's home: in a parent's
-        if not mine and any(_inside(real, p) for p in protected):
+        real = os.path.join(places.real(target.parent), target.name)
+        # a child's home lies in its parent's
+        mine = places.inside(real, own) and not places.inside(real, own_dot)
+        if not mine and any(places.inside(real, p) for p in protected):
             return str(target), "it is the runtime's own state, read-only to the agent's tools"
         if policy.mode == "read-only":
             return str(target), "the read-only sandbox allows no file changes"
-        if not any(_inside(real, r) for r in roots):
+        if not any(places.inside(real, r) for r in roots):
             return str(target), f"it is outside the writable roots of the {policy.mode} sandbox"
     return None

@@ -313,9 +313,9 @@ def test_without_a_mount_namespace_no_other_agent_is_writable(holon, monkeypatch
 @needs_mountns
 @pytest.mark.skipif(os.getuid() != 0, reason="only root may read a disk's device node")
 def test_root_reads_no_disk_beneath_the_hidden_files(home, call):
-    from holon.sandbox import confine
+    from holon.sandbox import places
 
-    disks = [d for d in confine.block_devices() if _readable(d)]
+    disks = [d for d in places.block_devices() if _readable(d)]
     if not disks:
         pytest.skip("no disk device this process can read (a VM may refuse even root)")
     cmd = "; ".join(f"head -c 4096 {d} | wc -c" for d in disks)

@@ -7,13 +7,13 @@ import pytest
 from sandbox_marks import needs_landlock
 
 from holon.home.layout import Home
-from holon.sandbox import confine, mountns
+from holon.sandbox import mountns, places
 
 pytestmark = needs_landlock
 
 
 def test_the_admission_key_is_a_secret_file_of_the_home(home):
-    assert confine.secret_files(Home(home))[-1].endswith("admission.key")
+    assert places.secret_files(Home(home))[-1].endswith("admission.key")
 
 
 @pytest.mark.skipif(not mountns.available(), reason="needs a private mount namespace")

@@ -17,7 +17,7 @@ from sandbox_marks import needs_landlock
 from holon.agent.handle import Agent
 from holon.errors import HolonError
 from holon.home.layout import Home
-from holon.sandbox import confine, landlock, mountns, policy, seatbelt
+from holon.sandbox import confine, landlock, mountns, places, policy, seatbelt
 from holon.sandbox.policy import Policy
 from holon.tasks import store
 from holon.tasks.command import command
@@ -128,10 +128,10 @@ def test_around_grants_everything_but_the_path_to_protected(tmp_path):
     (tmp_path / "c").mkdir()
     (tmp_path / "a/link").symlink_to("/")
     protected = [str(tmp_path / "a/b/.holon")]
-    got = sorted(confine.around(str(tmp_path), protected))
+    got = sorted(places.around(str(tmp_path), protected))
     assert got == sorted(str(tmp_path / p) for p in ("a/b/notes", "a/file", "c"))
-    assert confine.around(str(tmp_path / "c"), protected) == [str(tmp_path / "c")]
-    assert confine.around(str(tmp_path / "a/b/.holon/queue"), protected) == []
+    assert places.around(str(tmp_path / "c"), protected) == [str(tmp_path / "c")]
+    assert places.around(str(tmp_path / "a/b/.holon/queue"), protected) == []
 
 
 @needs_landlock
