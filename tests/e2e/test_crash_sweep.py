@@ -460,8 +460,8 @@ TWO_CALLS = [
 def test_a_power_loss_at_any_group_commit_barrier_loses_only_what_follows_it(tmp_path):
     """At each barrier of a turn's group commit (holon.store.groupcommit) the bytes appended since
     the last one are cut off, as a power loss would, then the process is killed: the state never
-    points past what is left (no `state_rebuilt`), the turn settles once, and no call runs twice
-    (one whose result was lost is reported interrupted)."""
+    points past what is left (no `state_rebuilt`), the turn settles once, no call runs twice (one
+    whose result was lost is reported interrupted) and none ran without its intent left."""
     base = World(tmp_path / "base", TWO_CALLS)
     assert base.holon("prompt", "a", "--no-wait", "two lines").returncode == 0
     names = steps(base, tmp_path, "tick", "a")
@@ -476,5 +476,9 @@ def test_a_power_loss_at_any_group_commit_barrier_loses_only_what_follows_it(tmp
         assert_turn_exactly_once(world)
         lines = world.effects.read_text().splitlines() if world.effects.exists() else []
         assert len(lines) == len(set(lines)), lines
+        transcript = jsonl.read(world.home / ".holon/ledger/transcript.jsonl")
+        intents = [e["data"]["arguments"]["cmd"] for e in transcript if e["kind"] == "tool_call"]
+        for line in lines:  # no effect without its intent: an intent is durable before its call
+            assert any(cmd.startswith(f"echo {line} ") for cmd in intents), (line, intents)
         events = [e["kind"] for e in jsonl.read(world.home / ".holon/ledger/events.jsonl")]
         assert "state_rebuilt" not in events
