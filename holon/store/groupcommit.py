@@ -85,13 +85,20 @@ crashpoint.track_unsynced(unsynced)
 
 @contextmanager
 def group() -> Iterator[None]:
-    """Defer the fsyncs of durable appends to barriers; the last barrier is at the end."""
+    """Defer the fsyncs of durable appends to barriers; the last barrier is at the end (on an
+    error too, where a barrier that fails leaves the error on its way to say what happened)."""
     _local.depth += 1
     try:
         yield
-    finally:
+    except BaseException:
         _local.depth -= 1
-        barrier()
+        try:
+            barrier()
+        except OSError:
+            pass
+        raise
+    _local.depth -= 1
+    barrier()
 
 
 @contextmanager

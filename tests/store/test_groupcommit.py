@@ -96,3 +96,10 @@ def test_a_rotation_syncs_the_deferred_bytes_before_the_rename(tmp_path, synced,
         assert synced[0] == "transcript.jsonl"  # the file, before it became a segment
         assert groupcommit.unsynced() == {}
     assert [r["text"] for r in jsonl.read(ledger)] == ["longer than ten bytes"]
+
+
+def test_a_group_left_by_an_error_still_syncs_what_it_deferred(tmp_path, synced):
+    with pytest.raises(KeyError), groupcommit.group():
+        jsonl.append(tmp_path / "t.jsonl", {"i": 0})
+        raise KeyError("the turn failed")
+    assert synced == ["t.jsonl"] and groupcommit.unsynced() == {}
