@@ -123,7 +123,7 @@ def record_clean(home: Home, tops: dict[str, int] | None = None) -> None:
             seq = (last or {}).get("event_seq")
             data[path.name] = [*stamp, seq if isinstance(seq, int) else 0]
     try:
-        write_json(_checked_file(home), data)
+        write_json(_checked_file(home), data, durable=False)  # a cache: lost, it is rebuilt
     except OSError:
         pass  # the next check reads the whole ledgers again
 

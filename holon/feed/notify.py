@@ -35,6 +35,7 @@ from holon.errors import HolonError, UsageError
 from holon.feed.present import VISIBILITIES
 from holon.feed.reader import Tail
 from holon.home.layout import Home
+from holon.store import groupcommit
 from holon.store.atomic import read_json, write_json
 from holon.store.locks import FileLock, LockBusy
 
@@ -155,6 +156,7 @@ def kick(home: Home) -> None:
         finally:
             lock.release()
         if due:
+            groupcommit.barrier()  # what the hook is told of is durable first
             _spawn(home)
     except (HolonError, OSError, ValueError):
         return  # a broken [notify] or cursor is doctor's to report; the turn goes on

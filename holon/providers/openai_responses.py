@@ -425,7 +425,7 @@ class OpenAIResponsesProvider:
             if saved is None:
                 _forget(path)
             else:
-                write_json(path, saved, mode=0o600)
+                write_json(path, saved, mode=0o600, durable=False)  # a cache: see _saved
         return response
 
     def _send(

@@ -127,7 +127,9 @@ class ScriptedProvider:
             return
         data = self._cursor_data()
         data[os.fspath(self.script)] = value
-        write_json(self.cursor_file, data)
+        # no fsync: the script stands in for a remote model, whose place in a conversation is
+        # not this disk's to keep; a cursor a power loss left unreadable is set aside (above)
+        write_json(self.cursor_file, data, durable=False)
 
     def complete(self, request: ProviderRequest) -> ProviderResponse:
         lines = self._lines()

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from holon.store import crashpoint
+from holon.store import crashpoint, groupcommit
 
 FILE_MODE = 0o600  # runtime files are private to their owner
 DIR_MODE = 0o700
@@ -75,7 +75,9 @@ def fsync_dir(path: str | os.PathLike) -> None:
         os.close(fd)
 
 
-def stage_bytes(path: str | os.PathLike, data: bytes, *, mode: int | None = None) -> Path:
+def stage_bytes(
+    path: str | os.PathLike, data: bytes, *, mode: int | None = None, sync: bool = True
+) -> Path:
     """Write `data` to a fsynced temp file beside `path` and return it; os.replace it into place.
 
     `mode` defaults to the mode of the existing file (so replacement keeps an
@@ -94,7 +96,8 @@ def stage_bytes(path: str | os.PathLike, data: bytes, *, mode: int | None = None
     try:
         write_all(fd, data, "atomic.write")
         os.fchmod(fd, mode)
-        os.fsync(fd)
+        if sync:
+            os.fsync(fd)
     except BaseException:
         os.close(fd)
         try:
@@ -106,21 +109,32 @@ def stage_bytes(path: str | os.PathLike, data: bytes, *, mode: int | None = None
     return tmp
 
 
-def write_bytes(path: str | os.PathLike, data: bytes, *, mode: int | None = None) -> None:
-    """Replace `path` with `data` atomically; readers see the old or the new file, never half."""
+def write_bytes(
+    path: str | os.PathLike, data: bytes, *, mode: int | None = None, durable: bool = True
+) -> None:
+    """Replace `path` with `data` atomically; readers see the old or the new file, never half.
+    The ledger appends a group commit deferred are made durable first (log, then change:
+    holon.store.groupcommit). `durable=False` is for a cache, which nothing depends on and whose
+    reader takes an unreadable file for a missing one: no fsync (a killed process still leaves
+    the old or the new file; a power loss may leave an empty one)."""
     path = Path(path)
-    tmp = stage_bytes(path, data, mode=mode)
+    if durable:
+        groupcommit.barrier()
+    tmp = stage_bytes(path, data, mode=mode, sync=durable)
     try:
         crashpoint.step("atomic.replace")
     except BaseException:
         os.unlink(tmp)
         raise
     os.replace(tmp, path)
-    fsync_dir(path.parent)
+    if durable:
+        fsync_dir(path.parent)
 
 
-def write_text(path: str | os.PathLike, text: str, *, mode: int | None = None) -> None:
-    write_bytes(path, text.encode("utf-8"), mode=mode)
+def write_text(
+    path: str | os.PathLike, text: str, *, mode: int | None = None, durable: bool = True
+) -> None:
+    write_bytes(path, text.encode("utf-8"), mode=mode, durable=durable)
 
 
 def dumps(value: Any) -> str:
@@ -137,10 +151,12 @@ def _default(value: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def write_json(path: str | os.PathLike, value: Any, *, mode: int | None = None) -> None:
+def write_json(
+    path: str | os.PathLike, value: Any, *, mode: int | None = None, durable: bool = True
+) -> None:
     """Atomically replace `path` with pretty JSON (state files are read by people too)."""
     text = json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False, default=_default)
-    write_text(path, text + "\n", mode=mode)
+    write_text(path, text + "\n", mode=mode, durable=durable)
 
 
 def read_json(path: str | os.PathLike, default: Any = None) -> Any:

@@ -10,8 +10,10 @@ so that child processes (task supervisors, commands) do not inherit them:
         PATTERN  fnmatch pattern over step names (default `*`: every step counts)
         N        the N-th matching step of this process (1-based)
         ACTION   kill (SIGKILL before the step, the default), torn (a write step
-                 writes half of its bytes, then SIGKILL) or enospc (the step
-                 raises OSError ENOSPC, as a full disk would)
+                 writes half of its bytes, then SIGKILL), enospc (the step
+                 raises OSError ENOSPC, as a full disk would) or powerloss (the
+                 bytes appended but not yet fsynced are cut off, as a power loss
+                 before the next barrier would, then SIGKILL: holon.store.groupcommit)
 
 Without either variable `step` is a single attribute test.
 """
@@ -21,6 +23,7 @@ from __future__ import annotations
 import errno
 import os
 import signal
+from collections.abc import Callable
 
 _TRACE = os.environ.pop("HOLON_CRASH_TRACE", None)
 _SPEC = os.environ.pop("HOLON_CRASH_AT", None)
@@ -31,12 +34,14 @@ _matched = 0  # steps matching PATTERN
 _pattern = "*"
 _target = 0
 _action = "kill"
+# what knows of appended bytes not yet durable: each gives {path: size that is durable}
+_UNSYNCED: list[Callable[[], dict[str, int]]] = []
 
 
 def _parse(spec: str) -> None:
     global _pattern, _target, _action
     parts = spec.split(":")
-    if parts and parts[-1] in ("kill", "torn", "enospc"):
+    if parts and parts[-1] in ("kill", "torn", "enospc", "powerloss"):
         _action = parts.pop()
     if not parts or not parts[-1].isdigit():
         raise SystemExit(f"holon: HOLON_CRASH_AT={spec!r}: expected [PATTERN:]N[:ACTION]")
@@ -49,7 +54,19 @@ if _SPEC:
     _parse(_SPEC)
 
 
+def track_unsynced(source: Callable[[], dict[str, int]]) -> None:
+    """Register what reports appended bytes not yet fsynced (a `powerloss` crash drops them)."""
+    _UNSYNCED.append(source)
+
+
 def _kill() -> None:
+    if _action == "powerloss":
+        for source in _UNSYNCED:
+            for path, size in source().items():
+                try:
+                    os.truncate(path, size)
+                except OSError:
+                    pass  # removed since: nothing of it to lose
     os.kill(os.getpid(), signal.SIGKILL)
 
 

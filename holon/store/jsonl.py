@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from holon.errors import HolonError
+from holon.store import groupcommit
 from holon.store.atomic import FILE_MODE, dumps, private, write_all, write_bytes
 from holon.store.segments import Segment, end_offset, files_from, open_live, rotate_if_due, segments
 
@@ -35,23 +36,28 @@ def append(path: str | os.PathLike, record: Any, *, fsync: bool = True) -> None:
 
 def append_many(path: str | os.PathLike, records: list[Any], *, fsync: bool = True) -> None:
     """Append records, one line each, with one write. A write that fails part way (a full disk)
-    is cut back to where it began, so a failed append leaves no partial line behind."""
+    is cut back to where it began, so a failed append leaves no partial line behind. `fsync`:
+    durable before this returns, or, inside a group commit (holon.store.groupcommit), by its
+    next barrier."""
     if not records:
         return
     data = "".join(dumps(r) + "\n" for r in records).encode("utf-8")
+    deferred = fsync and groupcommit.deferring()
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, private(FILE_MODE))
     try:
         _repair_torn_tail(fd)
         start = os.fstat(fd).st_size
         try:
             write_all(fd, data, "jsonl.append")
-            if fsync:
+            if fsync and not deferred:
                 os.fsync(fd)
         except OSError:
             os.ftruncate(fd, start)
             raise
     finally:
         os.close(fd)
+    if deferred:
+        groupcommit.defer(path, start)
     try:
         rotate_if_due(path, start + len(data))
     except (OSError, HolonError):  # the records are written: a rotation that fails is retried

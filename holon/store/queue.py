@@ -10,6 +10,10 @@ A deferred message (its provider was unreachable) goes back to new/ as
 `<name>@<epoch ms>.json`: it keeps its place in line but is not claimed before
 that time, and the idle check reads the time from the name without opening
 the file.
+
+Every move (link into new/, claim, release, done, dead letter) first makes the ledger appends a
+group commit deferred durable (holon.store.groupcommit): a message's fate never gets ahead of
+what was logged about it.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import time
 from pathlib import Path
 
 from holon import clock, jsonfile, vocab
-from holon.store import crashpoint
+from holon.store import crashpoint, groupcommit
 from holon.store.atomic import (
     DIR_MODE,
     FILE_MODE,
@@ -93,6 +97,7 @@ class Queue:
                 os.fsync(fd)
             finally:
                 os.close(fd)
+            groupcommit.barrier()
             crashpoint.step("queue.link")
             os.link(tmp, self.new / name)
         except BaseException:
@@ -149,6 +154,7 @@ class Queue:
         for name in self.pending():
             if (not_before_of(name) or 0.0) > now:
                 continue
+            groupcommit.barrier()
             crashpoint.step("queue.claim")
             try:
                 os.rename(self.new / name, self.cur / name)
@@ -175,6 +181,7 @@ class Queue:
         """Put a claimed message back into new/ (same base name: same place in line), not to be
         claimed before `not_before` when given; returns its name there."""
         target = base_name(name) if not_before is None else deferred_name(name, not_before)
+        groupcommit.barrier()
         crashpoint.step("queue.release")
         os.rename(self.cur / name, self.new / target)
         fsync_dir(self.new)
@@ -188,6 +195,7 @@ class Queue:
         return self.release(name, not_before)
 
     def done(self, name: str) -> None:
+        groupcommit.barrier()
         crashpoint.step("queue.done")
         try:
             os.unlink(self.cur / name)
@@ -198,6 +206,7 @@ class Queue:
     def dead_letter(self, name: str) -> str:
         """Move a claimed message to dead/ (under its base name); returns that name."""
         target = base_name(name)
+        groupcommit.barrier()
         crashpoint.step("queue.dead_letter")
         os.rename(self.cur / name, self.dead / target)
         fsync_dir(self.dead)

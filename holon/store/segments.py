@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
 from holon import clock, config
-from holon.store import crashpoint
+from holon.store import crashpoint, groupcommit
 from holon.store.atomic import fsync_dir
 
 NAME = re.compile(r"^(?P<stem>[a-z_]+)\.(?P<date>\d{4}-\d{2}-\d{2})\.(?P<base>\d{1,20})\.jsonl$")
@@ -168,6 +168,7 @@ def rotate_if_due(path: str | os.PathLike, size: int) -> bool:
         return False
     base = live_base(path)
     target = parent / f"{stem}.{clock.now_iso()[:10]}.{base:012d}.jsonl"
+    groupcommit.sync(path)  # deferred appends are durable before their file is renamed
     crashpoint.step("jsonl.rotate")
     os.rename(path, target)
     fsync_dir(parent)

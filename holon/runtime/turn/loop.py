@@ -3,6 +3,10 @@
 Durable step by step (see holon.runtime.turn.state): each round is recorded
 before its tool calls run, each call's intent before it runs, each result as
 it completes. The turn ends in settle, which writes the brief and the state.
+The turn is one group commit (holon.store.groupcommit): its records are
+written as they happen and fsynced together at barriers, one fsync per file:
+before each tool call runs (its intent and all before it), before every state
+write, and at the end; a tool runs with its own appends fsynced one by one.
 A round limit, a spent token budget or an exhausted script stops the turn
 (holon.runtime.turn.stops): settled as failed, never a provider failure.
 """
@@ -23,7 +27,7 @@ from holon.runtime.turn import context, outage, skills
 from holon.runtime.turn.settle import finish_failure, settle_failure, settle_success
 from holon.runtime.turn.state import Running, TurnResult, TurnState, begin, call_key
 from holon.runtime.turn.stops import BudgetExhausted, RoundLimit, ScriptExhausted, TurnStop
-from holon.store import storedonce
+from holon.store import groupcommit, storedonce
 from holon.tools import registry
 from holon.tools.base import CallOutcome
 
@@ -59,6 +63,18 @@ def run(
     turn unsettled (status `deferred`); a permanent failure dead-letters `queue_file`.
     `running`: the agent is marked running in the turn's first state write and idle in its
     settle's (a deferred turn has no settle; its caller idles it)."""
+    with groupcommit.group():
+        return _run(agent, message, model, can_defer, queue_file, running)
+
+
+def _run(
+    agent: Agent,
+    message: MessageEnvelope,
+    model: str | None,
+    can_defer: bool,
+    queue_file: str | None,
+    running: Running | None,
+) -> TurnResult:
     ts = begin(agent, message, model=model, running=running)
     if ts.failure is not None or ts.terminal_kind == "aborted":
         return finish_failure(agent, ts)  # it crashed while settling as failed
@@ -318,7 +334,8 @@ def _run_pending_calls(
         agent.transcript("tool_call", turn_id=ts.turn_id, message_id=ts.message.id, **intent)
         ts.intents[key] = intent
         t0 = time.monotonic()
-        outcome = _call_tool(agent, ts, call, round_data)
+        with groupcommit.suspended():  # the intent is durable before the call can act
+            outcome = _call_tool(agent, ts, call, round_data)
         _record_result(agent, ts, key, call, outcome, int((time.monotonic() - t0) * 1000))
 
 

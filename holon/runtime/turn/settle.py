@@ -22,6 +22,7 @@ from holon.runtime.turn import skills
 from holon.runtime.turn.closure import TurnOutcome, apply_closure, turn_outcome
 from holon.runtime.turn.state import TurnResult, TurnState, idle
 from holon.runtime.turn.stops import TurnStop
+from holon.store import groupcommit
 from holon.tools.base import ToolEffects
 
 SLEEP_TIMER_ID = "sleep"
@@ -163,6 +164,7 @@ def apply_effects(agent: Agent, effects: ToolEffects, *, model_ref: str | None =
     sleep = effects.sleep
     if sleep is None:
         return
+    groupcommit.barrier()  # the results that asked for it are durable before the timer
     try:
         timers.cancel(agent.home, SLEEP_TIMER_ID)  # a new Sleep replaces an earlier timed one
     except UsageError:

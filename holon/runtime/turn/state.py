@@ -1,8 +1,9 @@
 """A turn's state: what it has done so far, rebuilt from the transcript when a crashed turn resumes.
 
 Every round and every tool call result is appended to the transcript as it
-happens; a tool call first writes an intent record (fsynced). A message that is
-redelivered after a crash resumes from what was persisted: the transcript
+happens; a tool call first writes an intent record, durable before the call
+runs (holon.store.groupcommit). A message that is redelivered after a crash
+resumes from what was persisted: the transcript
 entries of its turn (found from the offset recorded in `state.inflight`) are
 replayed, so completed rounds are not sent again, completed tool calls are not
 run again, and a call with an intent but no result is reported to the model as
