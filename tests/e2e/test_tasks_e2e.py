@@ -47,6 +47,7 @@ def test_completed_within_yield(tmp_path):
 
 def test_promoted_task_wakes_agent_on_later_tick(tmp_path):
     home = init_agent()
+    go = home / "go"  # the command runs until the test has seen it outlive its tick
     model = write_script(
         tmp_path / "s.jsonl",
         [
@@ -55,7 +56,7 @@ def test_promoted_task_wakes_agent_on_later_tick(tmp_path):
                     {
                         "name": "ExecCommand",
                         "arguments": {
-                            "cmd": "sleep 0.6; echo finished",
+                            "cmd": f"until [ -e {go} ]; do sleep 0.05; done; echo finished",
                             "login": False,
                             "yield_time_ms": 200,
                         },
@@ -70,6 +71,7 @@ def test_promoted_task_wakes_agent_on_later_tick(tmp_path):
     env = tool_results(home)[0]["data"]["envelope"]
     task_id = env["result"]["task_handle"]["task_id"]
     assert record(home, task_id)["status"] == "running"  # the tick has exited; the task has not
+    go.touch()
     wait_for(lambda: record(home, task_id).get("result_message_id"))
     rec = record(home, task_id)
     assert rec["status"] == "completed" and rec["exit_status"] == 0
