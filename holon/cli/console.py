@@ -40,7 +40,8 @@ def console_cmd(agent: str | None, model: str | None, level: str, no_alt_screen:
     Ctrl-C interrupts the running turn (it resumes at the next tick) and
     never stops background tasks. F1 (or /help) lists the overlays:
     transcript, tasks with their output and input, child agents, workspace
-    and sandbox, debug prompt, events, and agents. Esc closes an overlay;
+    and sandbox, debug prompt, events, and agents. They open above the
+    conversation and the composer stays available; Esc closes an overlay.
     Ctrl-Q or /quit leaves, exit 0: the agent's tasks, timers, children and
     a turn still running go on without the console.
     """

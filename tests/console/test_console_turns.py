@@ -14,6 +14,7 @@ from textual.widgets import Input, RichLog, Static
 
 from holon.agent.due import due_reasons
 from holon.console.app import ConsoleApp
+from holon.console.composer import Composer
 from holon.console.overlays import TasksOverlay
 from holon.console.runner import reap_left
 from holon.procs import supervises
@@ -148,14 +149,17 @@ def test_the_tasks_overlay_shows_output_and_sends_input_to_an_interactive_task(
         await submit(pilot, "start it")
         await until(pilot, lambda: store.all_records(agent) and not app.working())
         await pilot.press("f3")
-        screen = await until(pilot, lambda: isinstance(app.screen, TasksOverlay) and app.screen)
-        output = screen.query_one("#task-output", RichLog)
+        overlay = await until(pilot, lambda: isinstance(app.overlay, TasksOverlay) and app.overlay)
+        output = overlay.query_one("#task-output", RichLog)
         text = lambda: "\n".join(line.text for line in output.lines)  # noqa: E731
         await until(pilot, lambda: "ready" in text())
-        screen.query_one(Input).focus()
+        await pilot.press("enter")  # on the picked task: its input line takes the keyboard
+        assert isinstance(app.focused, Input)
         await pilot.press(*"hello", "enter")
         await until(pilot, lambda: "got hello" in text())
+        assert app.query_one(Composer).text == ""  # the line went to the task, not the composer
         await pilot.press("escape")
-        await until(pilot, lambda: not isinstance(app.screen, TasksOverlay))
+        await until(pilot, lambda: app.overlay is None)
+        assert isinstance(app.focused, Composer)
 
     run(app, scenario)
