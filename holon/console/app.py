@@ -44,13 +44,28 @@ Screen:inline { height: 80vh; }
 class ChatLog(RichLog, can_focus=False):
     """The conversation: lines are wrapped when written, so each new width (the first known
     one too: rows written before it was known) wraps them again. Never focused: a click on it
-    leaves the keyboard with the composer; PgUp/PgDn and the mouse scroll it."""
+    leaves the keyboard with the composer; PgUp/PgDn and the mouse scroll it. It follows its
+    end (new rows, and an overlay that makes it smaller, keep the last line in view) unless the
+    user has scrolled back to read; scrolling to the end follows again."""
+
+    following = True
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self.following = new_value >= self.max_scroll_y
+
+    def write(self, content, *args, **kwargs) -> ChatLog:  # type: ignore[override]
+        kwargs.setdefault("scroll_end", self.following)
+        super().write(content, *args, **kwargs)
+        return self
 
     def on_resize(self, event: events.Resize) -> None:
         super().on_resize(event)
         if event.size.width and event.size.width != getattr(self, "wrapped_at", None):
             self.call_after_refresh(self.app.redraw)  # type: ignore[attr-defined]
         self.wrapped_at = event.size.width
+        if self.following:
+            self.call_after_refresh(self.scroll_end, animate=False)
 
 
 class ConsoleApp(App[int]):

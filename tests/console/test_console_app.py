@@ -277,14 +277,25 @@ def test_page_keys_scroll_the_conversation_and_a_click_leaves_the_composer_focus
     app = ConsoleApp(agent, model=script({"text": reply}))
 
     async def scenario(pilot):
+        chat = app.chat
+        at_end = lambda: chat.scroll_y == chat.max_scroll_y > 0  # noqa: E731
         await submit(pilot, "long")
         await until(pilot, lambda: "line79" in shown(app) and not app.working())
-        await until(pilot, lambda: app.chat.scroll_y == app.chat.max_scroll_y > 0)
+        await until(pilot, at_end)
         await pilot.click("#conversation")
         assert app.focused is app.composer
         await pilot.press("pageup")
-        await until(pilot, lambda: app.chat.scroll_y < app.chat.max_scroll_y)
-        await pilot.press("pagedown")
-        await until(pilot, lambda: app.chat.scroll_y == app.chat.max_scroll_y)
+        await until(pilot, lambda: 0 < chat.scroll_y < chat.max_scroll_y)
+        back_at = chat.scroll_y
+        app.say("a notice")  # a new row leaves the user where they scrolled back to
+        assert await chat.wait_for_refresh()  # the scroll a write asks for would have happened
+        await pilot.pause()
+        assert chat.scroll_y == back_at < chat.max_scroll_y
+        await pilot.press("pagedown", "pagedown")
+        await until(pilot, at_end)
+        await pilot.press("f1")  # a smaller conversation still shows its last line
+        await until(pilot, lambda: app.overlay and chat.size.height < 20 and at_end())
+        app.say("another notice")
+        await until(pilot, lambda: "another notice" in shown(app) and at_end())
 
     run(app, scenario)
