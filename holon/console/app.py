@@ -54,9 +54,12 @@ class ChatLog(RichLog, can_focus=False):
         super().watch_scroll_y(old_value, new_value)
         self.following = new_value >= self.max_scroll_y
 
-    def write(self, content, *args, **kwargs) -> ChatLog:  # type: ignore[override]
-        kwargs.setdefault("scroll_end", self.following)
-        super().write(content, *args, **kwargs)
+    def write(  # type: ignore[override]
+        self, content, width=None, expand=False, shrink=True, scroll_end=None, animate=False
+    ) -> ChatLog:
+        # RichLog calls this again, positionally, for rows written before its size was known
+        scroll_end = self.following if scroll_end is None else scroll_end
+        super().write(content, width, expand, shrink, scroll_end, animate)
         return self
 
     def on_resize(self, event: events.Resize) -> None:
@@ -294,7 +297,7 @@ class ConsoleApp(App[int]):
             title = "Tasks" if name == "tasks" else "Child agents"
             overlay = TasksOverlay(self.home, title, children_only=name == "children")
         elif name == "help":
-            overlay = TextOverlay("Help", help_text)
+            overlay = TextOverlay("Help", help_text, from_end=False)
         else:
             load = partial(views.command_text, self.home, name, self.model)
             overlay = TextOverlay(OVERLAYS[name], load)

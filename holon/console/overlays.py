@@ -58,11 +58,12 @@ class Overlay(Vertical):
 
 
 class TextOverlay(Overlay):
-    """Text loaded once in a worker thread (a command's output, help)."""
+    """Text loaded once in a worker thread: a command's output, shown from its end (the latest
+    records), or help, shown from its beginning."""
 
-    def __init__(self, title: str, load: Callable[[], str]) -> None:
+    def __init__(self, title: str, load: Callable[[], str], from_end: bool = True) -> None:
         super().__init__(title)
-        self.load = load
+        self.load, self.from_end = load, from_end
 
     def on_mount(self) -> None:
         self.query_one(Log).write(Text("loading…"))
@@ -75,8 +76,7 @@ class TextOverlay(Overlay):
     def _show(self, text: str) -> None:
         log = self.query_one(Log)
         log.clear()
-        log.write(Text(text))
-        log.scroll_end(animate=False)
+        log.write(Text(text), scroll_end=self.from_end)
 
 
 class TasksOverlay(Overlay):

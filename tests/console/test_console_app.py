@@ -299,3 +299,32 @@ def test_page_keys_scroll_the_conversation_and_a_click_leaves_the_composer_focus
         await until(pilot, lambda: "another notice" in shown(app) and at_end())
 
     run(app, scenario)
+
+
+def test_help_opens_at_its_beginning_and_the_transcript_at_its_end(agent, script):
+    app = ConsoleApp(agent, model=script({"text": "x"}))
+
+    async def scenario(pilot):
+        await submit(pilot, "a turn, for the events to be many")
+        await until(pilot, lambda: "x" in shown(app).splitlines() and not app.working())
+        for key, at in (("f1", "top"), ("f8", "end")):
+            await pilot.press(key)
+            overlay = await until(pilot, lambda: app.overlay)
+            await until(pilot, lambda o=overlay: "loading" not in _overlay_text(o))
+            log = overlay.query_one(RichLog)
+            assert await log.wait_for_refresh()  # a scroll asked for by the write is done
+            await until(pilot, lambda log=log: log.max_scroll_y > 0)  # more than fits
+            assert log.scroll_y == (0 if at == "top" else log.max_scroll_y), key
+        assert _overlay_text(app.overlay).startswith("$ holon events a")
+
+    run(app, scenario)
+
+
+def test_a_console_opened_on_an_existing_conversation_shows_it(agent, script):
+    Agent(agent).brief("result", "written before the console opened")
+    app = ConsoleApp(agent, model=script({"text": "x"}))
+
+    async def scenario(pilot):
+        await until(pilot, lambda: "written before the console opened" in shown(app))
+
+    run(app, scenario)
