@@ -180,8 +180,9 @@ class ConsoleApp(App[int]):
             )
             self.pending.clear()
         elif end.report and end.report.get("outcome") == "busy":
-            self.behind_other = True
-            self.say("another process is ticking this agent (watch or cron): following its ledgers")
+            self.behind_other = bool(self.pending)  # due work alone is left to that process
+            if self.pending:
+                self.say("another process is ticking this agent (watch or cron): following it")
         elif end.exit_code != 0 and end.stderr:
             self.say(end.stderr, "bold red")
         self.activity = ""

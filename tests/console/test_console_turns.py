@@ -163,3 +163,55 @@ def test_the_tasks_overlay_shows_output_and_sends_input_to_an_interactive_task(
         assert isinstance(app.focused, Composer)
 
     run(app, scenario)
+
+
+def test_a_finished_task_is_answered_without_a_new_prompt(agent, script, tmp_path, stop_tasks):
+    gate = tmp_path / "gate"
+    job = f"while [ ! -e {gate} ]; do sleep 0.05; done; echo job done"
+    model = script(
+        {"text": "started", "tool_calls": [exec_call(job, 50)]},
+        {"text": "the job runs in the background"},
+        {"text": "the job has finished"},
+    )
+    app = ConsoleApp(agent, model=model)
+
+    async def scenario(pilot):
+        await submit(pilot, "run the job")
+        await until(pilot, lambda: "the job runs in the background" in shown(app))
+        await until(pilot, lambda: not app.working())
+        assert app.runner.ticks_started == 1
+        gate.touch()  # the task ends; its result wakes the agent, and the console ticks it
+        await until(pilot, lambda: "the job has finished" in shown(app) and not app.working())
+        assert app.runner.ticks_started == 2
+
+    run(app, scenario)
+    prompts = [m for m in jsonl.read(agent.messages) if m["kind"] == "operator_prompt"]
+    assert [m["body"]["text"] for m in prompts] == ["run the job"]
+
+
+def test_after_ctrl_c_a_finished_task_waits_for_the_next_prompt(
+    agent, script, tmp_path, stop_tasks
+):
+    started, gate = tmp_path / "started", tmp_path / "gate"
+    background = f"while [ ! -e {gate} ]; do sleep 0.05; done"
+    foreground = f"touch {started}; while [ ! -e {gate} ]; do sleep 0.05; done"
+    model = script(
+        {"text": "starting", "tool_calls": [exec_call(background, 50)]},
+        {"text": "now waiting", "tool_calls": [exec_call(foreground, 60_000)]},
+        {"text": "never"},
+    )
+    app = ConsoleApp(agent, model=model)
+
+    async def scenario(pilot):
+        await submit(pilot, "go")
+        await until(pilot, started.exists)
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: "interrupted: the turn resumes" in shown(app))
+        gate.touch()  # the background task ends: its result is due work
+        await until(pilot, lambda: "queued_messages" in due_reasons(agent))
+        polls = app.polls
+        await until(pilot, lambda: app.polls >= polls + 10)  # ten looks at due work later
+        assert app.runner.ticks_started == 1 and "never" not in shown(app)
+
+    run(app, scenario)
+    assert "interrupted_messages" in due_reasons(agent)  # left for the operator's next prompt
