@@ -262,6 +262,8 @@ def test_esc_closes_the_overlay_first_and_typing_on_a_list_goes_to_the_composer(
         assert app.focused is overlay.query_one("OptionList")
         await pilot.press(*"draft")
         assert composer.text == "draft" and app.focused is composer
+        await pilot.press("tab")  # back to the list
+        assert app.focused is overlay.query_one("OptionList")
         await pilot.press("escape")
         await until(pilot, lambda: app.overlay is None)
         assert composer.text == "draft"  # Esc closed the overlay and nothing else
