@@ -93,6 +93,7 @@ class TasksOverlay(Overlay):
         super().__init__(title)
         self.home, self.children_only = home, children_only
         self.task_id: str | None = None
+        self.output_shown: tuple[str, str] | None = None  # (task id, text) on screen
 
     def body(self) -> ComposeResult:
         yield OptionList(id="task-list")
@@ -135,8 +136,11 @@ class TasksOverlay(Overlay):
         self.app.call_from_thread(self._show_output, task_id, text)
 
     def _show_output(self, task_id: str, text: str) -> None:
-        if task_id != self.task_id:
+        """Show a task's output when it changed (a refresh that changes nothing leaves the
+        place the user scrolled back to)."""
+        if task_id != self.task_id or self.output_shown == (task_id, text):
             return
+        self.output_shown = (task_id, text)
         log = self.query_one("#task-output", Log)
         log.clear()
         log.write(Text(text))

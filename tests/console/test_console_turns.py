@@ -215,3 +215,33 @@ def test_after_ctrl_c_a_finished_task_waits_for_the_next_prompt(
 
     run(app, scenario)
     assert "interrupted_messages" in due_reasons(agent)  # left for the operator's next prompt
+
+
+def test_the_tasks_overlay_keeps_the_place_scrolled_back_to_in_a_finished_output(
+    agent, script, stop_tasks
+):
+    model = script(
+        {"text": "started", "tool_calls": [exec_call("sleep 0.3; seq 1 300", 50)]},
+        {"text": "it runs"},
+        {"text": "it finished"},
+    )
+    app = ConsoleApp(agent, model=model)
+
+    async def scenario(pilot):
+        await submit(pilot, "count")
+        await until(pilot, lambda: "it finished" in shown(app) and not app.working())
+        await pilot.press("f3")
+        overlay = await until(pilot, lambda: isinstance(app.overlay, TasksOverlay) and app.overlay)
+        output = overlay.query_one("#task-output", RichLog)
+        await until(pilot, lambda: any(line.text == "300" for line in output.lines))
+        await until(pilot, lambda: output.scroll_y == output.max_scroll_y > 0)
+        await pilot.press("pageup")
+        await until(pilot, lambda: output.scroll_y < output.max_scroll_y)
+        back_at = output.scroll_y
+        for _ in range(2):  # the overlay's refreshes, as its timer runs them
+            overlay._refresh_output()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+        assert output.scroll_y == back_at
+
+    run(app, scenario)
