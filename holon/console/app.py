@@ -339,6 +339,13 @@ class ConsoleApp(App[int]):
             self.composer.focus()
             self.composer.insert(event.character)
 
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste where nothing takes text (an overlay's list) goes to the composer too."""
+        if not isinstance(self.focused, (Composer, Input)):
+            event.stop()
+            self.composer.focus()
+            self.composer.insert(event.text)
+
     def action_interrupt(self) -> None:
         """Ctrl-C: interrupt the running turn; otherwise clear the composer."""
         if self.runner.interrupt():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from pilot import shown, submit, until
+from textual import events
 from textual.widgets import RichLog, Static
 
 from holon.agent.handle import Agent
@@ -264,11 +265,14 @@ def test_esc_closes_the_overlay_first_and_typing_on_a_list_goes_to_the_composer(
         assert composer.text == "draft" and app.focused is composer
         await pilot.press("tab")  # back to the list
         assert app.focused is overlay.query_one("OptionList")
+        app.post_message(events.Paste(" and\npasted"))  # as the terminal sends a paste
+        await until(pilot, lambda: composer.text == "draft and\npasted")
+        assert app.focused is composer
         await pilot.press("escape")
         await until(pilot, lambda: app.overlay is None)
-        assert composer.text == "draft"  # Esc closed the overlay and nothing else
+        assert composer.text == "draft and\npasted"  # Esc closed the overlay, nothing else
         await pilot.press("escape")  # no overlay: Esc changes nothing
-        assert composer.text == "draft" and app.is_running and app.focused is composer
+        assert composer.text == "draft and\npasted" and app.focused is composer
 
     run(app, scenario)
     assert operator_texts(agent) == []
