@@ -36,11 +36,14 @@ def console_cmd(agent: str | None, model: str | None, level: str, no_alt_screen:
     Enter sends the composer's text as an operator prompt, admitted as
     `holon prompt` admits it; the console then runs `holon tick AGENT
     --until-idle` unless another process (`holon watch`, cron) holds the
-    agent's lock, in which case it follows that process's progress.
+    agent's lock, in which case it follows that process's progress. Work
+    that becomes due while the console is open (a task's result, a timer)
+    is ticked the same way.
     Ctrl-C interrupts the running turn (it resumes at the next tick) and
     never stops background tasks. F1 (or /help) lists the overlays:
     transcript, tasks with their output and input, child agents, workspace
-    and sandbox, debug prompt, events, and agents. Esc closes an overlay;
+    and sandbox, debug prompt, events, and agents. They open above the
+    conversation and the composer stays available; Esc closes an overlay.
     Ctrl-Q or /quit leaves, exit 0: the agent's tasks, timers, children and
     a turn still running go on without the console.
     """

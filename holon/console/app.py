@@ -7,19 +7,21 @@ they are."""
 from __future__ import annotations
 
 import time
+from functools import partial
 
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.widgets import RichLog, Static
+from textual.containers import Vertical
+from textual.widgets import Input, RichLog, Static
 
 from holon.console import views
 from holon.console.commands import OVERLAYS, help_text
 from holon.console.composer import Composer, History
 from holon.console.conversation import Conversation, Entry, activity, level_named, settles
 from holon.console.conversation import visible as is_visible
-from holon.console.overlays import AgentsOverlay, TasksOverlay, TextOverlay
+from holon.console.overlays import AgentsOverlay, Overlay, TasksOverlay, TextOverlay
 from holon.console.runner import TickEnd, TurnRunner, reap_left
 from holon.errors import HolonError
 from holon.home.layout import Home
@@ -31,22 +33,42 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 CSS = """
 Screen:inline { height: 80vh; }
 #header { height: 1; background: $accent; color: $text; padding: 0 1; }
-#conversation { height: 1fr; padding: 0 1; }
+#body { height: 1fr; }
+#conversation { height: 1fr; padding: 0 1; scrollbar-gutter: stable; }
 #working { height: auto; color: $warning; padding: 0 1; }
 #hints { height: 1; color: $text-muted; padding: 0 1; }
 #composer { height: auto; min-height: 3; max-height: 10; border: round $accent; }
 """
 
 
-class ChatLog(RichLog):
+class ChatLog(RichLog, can_focus=False):
     """The conversation: lines are wrapped when written, so each new width (the first known
-    one too: rows written before it was known) wraps them again."""
+    one too: rows written before it was known) wraps them again. Never focused: a click on it
+    leaves the keyboard with the composer; PgUp/PgDn and the mouse scroll it. It follows its
+    end (new rows, and an overlay that makes it smaller, keep the last line in view) unless the
+    user has scrolled back to read; scrolling to the end follows again."""
+
+    following = True
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self.following = new_value >= self.max_scroll_y
+
+    def write(  # type: ignore[override]
+        self, content, width=None, expand=False, shrink=True, scroll_end=None, animate=False
+    ) -> ChatLog:
+        # RichLog calls this again, positionally, for rows written before its size was known
+        scroll_end = self.following if scroll_end is None else scroll_end
+        super().write(content, width, expand, shrink, scroll_end, animate)
+        return self
 
     def on_resize(self, event: events.Resize) -> None:
         super().on_resize(event)
         if event.size.width and event.size.width != getattr(self, "wrapped_at", None):
             self.call_after_refresh(self.app.redraw)  # type: ignore[attr-defined]
         self.wrapped_at = event.size.width
+        if self.following:
+            self.call_after_refresh(self.scroll_end, animate=False)
 
 
 class ConsoleApp(App[int]):
@@ -58,6 +80,9 @@ class ConsoleApp(App[int]):
     BINDINGS = [
         Binding("ctrl+q", "quit_console", "Quit", priority=True),
         Binding("ctrl+c", "interrupt", "Interrupt", priority=True),
+        Binding("escape", "close_overlay", "Close", priority=True),
+        Binding("pageup", "page(-1)", "Scroll up", priority=True),
+        Binding("pagedown", "page(1)", "Scroll down", priority=True),
         Binding("f1", "overlay('help')", "Help"),
         Binding("f2", "overlay('transcript')", "Transcript"),
         Binding("f3", "overlay('tasks')", "Tasks"),
@@ -72,6 +97,7 @@ class ConsoleApp(App[int]):
         super().__init__()
         self.model, self.level = model, level
         self.others = ""  # other agents with unread action_required
+        self.overlay: Overlay | None = None  # the open overlay, a pane over the conversation
         self.polls = 0
         self._open(home)
 
@@ -85,14 +111,15 @@ class ConsoleApp(App[int]):
         self.behind_other = False  # a tick of ours found the lock held: retry once it is free
 
     def compose(self) -> ComposeResult:
-        # kept as attributes: the app's own queries look at the active screen, an overlay's
+        # kept as attributes: the app refers to them on every poll
         self.header = Static(id="header")
         self.chat = ChatLog(id="conversation", wrap=True, markup=False, highlight=False)
         self.working_line = Static(id="working")
         prompts = [e.text for e in self.conversation.entries if e.record is None]
         self.composer = Composer(History(prompts), id="composer")
         yield self.header
-        yield self.chat
+        with Vertical(id="body"):  # an overlay opens here, above the conversation
+            yield self.chat
         yield self.working_line
         yield self.composer
         yield Static("F1 help · F2 transcript · F3 tasks · F4 agents · Ctrl-Q quit", id="hints")
@@ -153,8 +180,9 @@ class ConsoleApp(App[int]):
             )
             self.pending.clear()
         elif end.report and end.report.get("outcome") == "busy":
-            self.behind_other = True
-            self.say("another process is ticking this agent (watch or cron): following its ledgers")
+            self.behind_other = bool(self.pending)  # due work alone is left to that process
+            if self.pending:
+                self.say("another process is ticking this agent (watch or cron): following it")
         elif end.exit_code != 0 and end.stderr:
             self.say(end.stderr, "bold red")
         self.activity = ""
@@ -248,6 +276,7 @@ class ConsoleApp(App[int]):
             self.say(f"holon: {exc.kind}: {exc.message}", "bold red")
             return
         pid = self.runner.detach()
+        self.action_close_overlay()  # it showed the agent left
         self._open(home)
         self.composer.prompts = History(
             [e.text for e in self.conversation.entries if e.record is None]
@@ -260,21 +289,62 @@ class ConsoleApp(App[int]):
     # -- actions ------------------------------------------------------------------------------
 
     def action_overlay(self, name: str) -> None:
+        """Open overlay `name` as a pane above the conversation (in place of one already open;
+        the same one again loads afresh). The composer keeps the keyboard, except that a list to
+        pick from (tasks, children, agents) takes the arrows and Enter until one types."""
         if name == "agents":
-            self.push_screen(AgentsOverlay(self.home.agent_id), self._picked)
+            overlay: Overlay = AgentsOverlay(self.home.agent_id)
         elif name in ("tasks", "children"):
             title = "Tasks" if name == "tasks" else "Child agents"
-            self.push_screen(TasksOverlay(self.home, title, children_only=name == "children"))
+            overlay = TasksOverlay(self.home, title, children_only=name == "children")
         elif name == "help":
-            self.push_screen(TextOverlay("Help", help_text))
+            overlay = TextOverlay("Help", help_text, from_end=False)
         else:
-            home, model = self.home, self.model
-            title = OVERLAYS[name]
-            self.push_screen(TextOverlay(title, lambda: views.command_text(home, name, model)))
+            load = partial(views.command_text, self.home, name, self.model)
+            overlay = TextOverlay(OVERLAYS[name], load)
+        self.action_close_overlay()
+        self.overlay = overlay
+        self.query_one("#body").mount(overlay, before=self.chat)
 
-    def _picked(self, agent: object) -> None:
-        if isinstance(agent, str) and agent != self.home.agent_id:
-            self.switch(agent)
+    def action_close_overlay(self) -> None:
+        """Esc: close the open overlay; the keyboard goes back to the composer."""
+        if self.overlay is not None:
+            self.overlay.remove()
+            self.overlay = None
+            self.composer.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Esc without an overlay is left to the focused widget, as it was
+        return action != "close_overlay" or self.overlay is not None
+
+    def action_page(self, direction: int) -> None:
+        """PgUp/PgDn: scroll the open overlay, else the conversation."""
+        target = self.overlay.scrolled() if self.overlay is not None else self.chat
+        if direction < 0:
+            target.scroll_page_up(animate=False)
+        else:
+            target.scroll_page_down(animate=False)
+
+    def on_agents_overlay_picked(self, message: AgentsOverlay.Picked) -> None:
+        self.action_close_overlay()
+        if message.agent_id and message.agent_id != self.home.agent_id:
+            self.switch(message.agent_id)
+
+    def on_key(self, event: events.Key) -> None:
+        """Typing while an overlay's list has the keyboard goes to the composer (a task's input
+        line is the only other place that takes text)."""
+        focused = self.focused
+        if event.is_printable and event.character and not isinstance(focused, (Composer, Input)):
+            event.stop()
+            self.composer.focus()
+            self.composer.insert(event.character)
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste where nothing takes text (an overlay's list) goes to the composer too."""
+        if not isinstance(self.focused, (Composer, Input)):
+            event.stop()
+            self.composer.focus()
+            self.composer.insert(event.text)
 
     def action_interrupt(self) -> None:
         """Ctrl-C: interrupt the running turn; otherwise clear the composer."""

@@ -20,7 +20,12 @@ SLASH = {
 KEYS = (
     "Enter submits · Ctrl-J, Shift-Enter or a trailing \\ starts a new line · Up/Down: history\n"
     "Ctrl-C interrupts the running turn (it resumes at the next tick; background tasks go on)\n"
-    "Esc closes an overlay · Ctrl-Q quits · a message that starts with / is sent as //"
+    "PgUp/PgDn scroll the conversation, or the overlay while one is open\n"
+    "Overlays open above the conversation and the composer stays available below them:\n"
+    "typing goes to the composer and Enter submits it, except in a task's input line\n"
+    "Tasks, children, agents: Up/Down pick; Enter opens the task's input line (or switches agent)\n"
+    "Tab moves between an overlay's list, its input line and the composer\n"
+    "Esc closes the overlay first · Ctrl-Q quits · a message that starts with / is sent as //"
 )
 
 OVERLAYS = {

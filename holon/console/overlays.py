@@ -1,6 +1,7 @@
-"""The console's overlays: temporary screens over the conversation (transcript, events, tasks,
-child agents, workspace and sandbox, debug prompt, agents, help). Esc closes the active overlay
-before anything else; what they read comes from holon.console.views, in a worker thread."""
+"""The console's overlays: panes over the conversation (transcript, events, tasks, child agents,
+workspace and sandbox, debug prompt, agents, help), never modal screens: the composer below stays
+available while one is open. Esc closes the open overlay before anything else; what they read
+comes from holon.console.views, in a worker thread."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from collections.abc import Callable
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
+from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Input, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
@@ -20,44 +21,52 @@ from holon.home.layout import Home
 TASK_REFRESH_S = 1.0
 
 CSS = """
-.overlay { width: 94%; height: 90%; border: round $accent; background: $surface; padding: 0 1; }
-.overlay-title { text-style: bold; }
-.overlay-hint { color: $text-muted; }
-.overlay RichLog { height: 1fr; }
-.overlay OptionList { height: auto; max-height: 40%; }
+Overlay { height: 2fr; border: round $accent; background: $surface; padding: 0 1; }
+Overlay .overlay-title { text-style: bold; }
+Overlay .overlay-hint { color: $text-muted; }
+Overlay RichLog { height: 1fr; }
+Overlay OptionList { height: auto; max-height: 40%; }
 """
 
 
-class Overlay(ModalScreen[object]):
-    """A titled overlay; Esc closes it."""
+class Log(RichLog, can_focus=False):
+    """An overlay's text: scrolled by PgUp/PgDn and the mouse, never focused (the keyboard stays
+    with the composer)."""
+
+
+class Overlay(Vertical):
+    """A titled pane over the conversation; the app closes it on Esc."""
 
     DEFAULT_CSS = CSS
-    BINDINGS = [Binding("escape", "dismiss", "Close", priority=True)]
-    hint = "Esc closes"
+    hint = "Esc closes · PgUp/PgDn scroll · typing goes to the composer"
 
     def __init__(self, title: str) -> None:
         super().__init__()
         self.title_text = title
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="overlay"):
-            yield Static(Text(self.title_text), classes="overlay-title")
-            yield from self.body()
-            yield Static(self.hint, classes="overlay-hint")
+        yield Static(Text(self.title_text), classes="overlay-title")
+        yield from self.body()
+        yield Static(self.hint, classes="overlay-hint")
 
     def body(self) -> ComposeResult:
-        yield RichLog(wrap=True, markup=False, highlight=False, min_width=20)
+        yield Log(wrap=True, markup=False, highlight=False, min_width=20)
+
+    def scrolled(self) -> Widget:
+        """What PgUp/PgDn scroll while this overlay is open."""
+        return self.query(Log).last()
 
 
 class TextOverlay(Overlay):
-    """Text loaded once in a worker thread (a command's output, help)."""
+    """Text loaded once in a worker thread: a command's output, shown from its end (the latest
+    records), or help, shown from its beginning."""
 
-    def __init__(self, title: str, load: Callable[[], str]) -> None:
+    def __init__(self, title: str, load: Callable[[], str], from_end: bool = True) -> None:
         super().__init__(title)
-        self.load = load
+        self.load, self.from_end = load, from_end
 
     def on_mount(self) -> None:
-        self.query_one(RichLog).write(Text("loading…"))
+        self.query_one(Log).write(Text("loading…"))
         self.run_worker(self._load, thread=True, exclusive=True)
 
     def _load(self) -> None:
@@ -65,29 +74,34 @@ class TextOverlay(Overlay):
         self.app.call_from_thread(self._show, text)
 
     def _show(self, text: str) -> None:
-        log = self.query_one(RichLog)
+        log = self.query_one(Log)
         log.clear()
-        log.write(Text(text))
-        log.scroll_end(animate=False)
+        log.write(Text(text), scroll_end=self.from_end)
 
 
 class TasksOverlay(Overlay):
     """The agent's tasks: pick one to see its output; Enter in the input line sends a line to an
-    interactive task (or a follow-up message to a running child)."""
+    interactive task (or a follow-up message to a running child). The list has the keyboard when
+    the overlay opens; typing there goes to the composer; only the input line takes text."""
 
-    hint = "↑/↓ pick a task · type a line and Enter to send it to the task · Esc closes"
+    hint = (
+        "↑/↓ pick a task · Enter or Tab: its input line (Enter sends the line to the task)"
+        " · typing elsewhere goes to the composer · Esc closes"
+    )
 
     def __init__(self, home: Home, title: str = "Tasks", children_only: bool = False) -> None:
         super().__init__(title)
         self.home, self.children_only = home, children_only
         self.task_id: str | None = None
+        self.output_shown: tuple[str, str] | None = None  # (task id, text) on screen
 
     def body(self) -> ComposeResult:
         yield OptionList(id="task-list")
-        yield RichLog(wrap=True, markup=False, highlight=False, min_width=20, id="task-output")
+        yield Log(wrap=True, markup=False, highlight=False, min_width=20, id="task-output")
         yield Input(placeholder="input for the selected task (Enter sends)", id="task-input")
 
     def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
         self.run_worker(self._list, thread=True, exclusive=True, group="list")
         self.set_interval(TASK_REFRESH_S, self._refresh_output)
 
@@ -103,11 +117,14 @@ class TasksOverlay(Overlay):
             return
         options.add_options([Option(Text(r["label"]), id=r["task_id"]) for r in rows])
         options.highlighted = 0
-        options.focus()
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         self.task_id = event.option.id
         self._refresh_output()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.query_one(Input).focus()
 
     def _refresh_output(self) -> None:
         if self.task_id and self.task_id != "-":
@@ -119,9 +136,12 @@ class TasksOverlay(Overlay):
         self.app.call_from_thread(self._show_output, task_id, text)
 
     def _show_output(self, task_id: str, text: str) -> None:
-        if task_id != self.task_id:
+        """Show a task's output when it changed (a refresh that changes nothing leaves the
+        place the user scrolled back to)."""
+        if task_id != self.task_id or self.output_shown == (task_id, text):
             return
-        log = self.query_one("#task-output", RichLog)
+        self.output_shown = (task_id, text)
+        log = self.query_one("#task-output", Log)
         log.clear()
         log.write(Text(text))
 
@@ -142,7 +162,12 @@ class TasksOverlay(Overlay):
 class AgentsOverlay(Overlay):
     """The agents of this home, with their unread action_required; Enter switches to one."""
 
-    hint = "↑/↓ and Enter switch to an agent · Esc closes"
+    hint = "↑/↓ and Enter switch to an agent · typing goes to the composer · Esc closes"
+
+    class Picked(Message):
+        def __init__(self, agent_id: str) -> None:
+            super().__init__()
+            self.agent_id = agent_id
 
     def __init__(self, current: str) -> None:
         super().__init__("Agents")
@@ -152,7 +177,11 @@ class AgentsOverlay(Overlay):
         yield OptionList(id="agent-list")
 
     def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
         self.run_worker(self._list, thread=True, exclusive=True)
+
+    def scrolled(self) -> Widget:
+        return self.query_one(OptionList)
 
     def _list(self) -> None:
         rows = views.agent_rows(self.current)
@@ -163,7 +192,7 @@ class AgentsOverlay(Overlay):
         options.add_options([Option(Text(r["label"]), id=r["agent_id"]) for r in rows])
         ids = [r["agent_id"] for r in rows]
         options.highlighted = ids.index(self.current) if self.current in ids else 0
-        options.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(event.option.id)
+        event.stop()
+        self.post_message(self.Picked(event.option.id or ""))

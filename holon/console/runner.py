@@ -7,6 +7,11 @@ subprocess of the real `holon tick`, and interrupt them as Ctrl-C interrupts `ho
    wanted and no tick runs; the tick takes the agent's turn lock itself. When another process
    holds the lock (`holon watch`, cron), the tick reports `busy`: the console only follows the
    ledgers, and starts a tick again once the lock is free while a prompt of its own is unsettled.
+   While the console is open and nothing else ticks, work that became due by itself (a
+   task's result, a wake hint, a timer) starts a tick too, as `holon watch` would: the
+   agent answers a finished task without a new prompt. (A failed turn settles its message,
+   so it is not retried in a loop.) After Ctrl-C that stops until the next prompt: the
+   interrupted turn waits for the operator.
 3. `interrupt` sends SIGINT to the tick's process group: the turn stops where it is, as with
    Ctrl-C on `holon prompt`, and the message resumes at the next tick. Background tasks run in
    sessions of their own and never see the signal.
@@ -23,8 +28,12 @@ import tempfile
 from dataclasses import dataclass
 from typing import IO, Any
 
+from holon.agent.due import due_reasons
 from holon.home.layout import Home
 from holon.store.locks import FileLock
+
+# what makes work due by itself; not "interrupted_messages": an interrupted turn waits for a prompt
+DUE_BY_ITSELF = frozenset({"queued_messages", "wake_hint", "timer_due"})
 
 # ticks left running by a quit or a switch of agent: kept so that Python neither warns about nor
 # loses track of a child it still runs; each is reaped once it ends (`reap_left`)
@@ -55,6 +64,7 @@ class TurnRunner:
         self.home, self.model = home, model
         self.proc: subprocess.Popen[bytes] | None = None
         self.wanted = False  # a prompt was admitted and no tick has started since
+        self.follows_due = True  # due work starts a tick; off after an interrupted one
         self.interrupted = False
         self.ticks_started = 0
         self._out: IO[bytes] | None = None
@@ -66,7 +76,7 @@ class TurnRunner:
         from holon.ops import prompt
 
         outcome = prompt.prompt(self.home, text, wait=False, model=self.model)
-        self.wanted, self.interrupted = True, False
+        self.wanted, self.interrupted, self.follows_due = True, False, True
         return outcome["message_id"]
 
     @property
@@ -81,9 +91,13 @@ class TurnRunner:
         """Start a tick when one is wanted and none runs; the end of the tick that ran, once."""
         if self.proc is not None and self.proc.poll() is not None:
             return self._ended()
-        if self.proc is None and self.wanted and not self.ticked_elsewhere():
+        if self.proc is None and (self.wanted or self._due()) and not self.ticked_elsewhere():
             self._start()
         return None
+
+    def _due(self) -> bool:
+        """Work due by itself (a task's result, a wake hint, a timer) while ticks follow it."""
+        return self.follows_due and not DUE_BY_ITSELF.isdisjoint(due_reasons(self.home))
 
     def want(self) -> None:
         """Ask for a tick at the next step (a prompt of ours waits behind another process)."""
@@ -147,4 +161,6 @@ class TurnRunner:
             report = reports[0] if reports else None
         except (ValueError, KeyError, TypeError, IndexError):
             report = None
+        if self.interrupted:
+            self.follows_due = False
         return TickEnd(code, report, err.strip(), self.interrupted)

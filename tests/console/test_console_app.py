@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from pilot import shown, submit, until
+from textual import events
 from textual.widgets import RichLog, Static
 
 from holon.agent.handle import Agent
@@ -113,22 +114,22 @@ def test_every_overlay_opens_and_esc_closes_it_first(agent, script):
         for name in OVERLAYS:
             composer.load_text("draft")
             app.action_overlay(name)
-            screen = await until(pilot, lambda: isinstance(app.screen, Overlay) and app.screen)
-            await until(pilot, lambda s=screen: "loading" not in _overlay_text(s))
+            overlay = await until(pilot, lambda: app.overlay)
+            await until(pilot, lambda s=overlay: "loading" not in _overlay_text(s))
             await pilot.press("escape")
-            await until(pilot, lambda: not isinstance(app.screen, Overlay))
+            await until(pilot, lambda: app.overlay is None)
             assert composer.text == "draft", name  # Esc closed the overlay and nothing else
         composer.clear()
         await submit(pilot, "/transcript")  # the slash command opens one too
-        await until(pilot, lambda: isinstance(app.screen, Overlay))
+        await until(pilot, lambda: app.overlay)
         await pilot.press("escape")
-        await until(pilot, lambda: not isinstance(app.screen, Overlay))
+        await until(pilot, lambda: app.overlay is None)
 
     run(app, scenario)
 
 
-def _overlay_text(screen) -> str:
-    logs = screen.query(RichLog)
+def _overlay_text(overlay) -> str:
+    logs = overlay.query(RichLog)
     return "\n".join(line.text for log in logs for line in log.lines) if logs else "-"
 
 
@@ -139,10 +140,10 @@ def test_the_transcript_overlay_shows_the_raw_transcript(agent, script):
         await submit(pilot, "question")
         await until(pilot, lambda: "raw reply" in shown(app) and not app.working())
         await pilot.press("f2")
-        screen = await until(pilot, lambda: isinstance(app.screen, Overlay) and app.screen)
-        text = await until(pilot, lambda: "assistant: raw reply" in _overlay_text(screen) and 1)
+        overlay = await until(pilot, lambda: app.overlay)
+        text = await until(pilot, lambda: "assistant: raw reply" in _overlay_text(overlay) and 1)
         assert text
-        assert "$ holon transcript a" in _overlay_text(screen)
+        assert "$ holon transcript a" in _overlay_text(overlay)
         await pilot.press("escape")
 
     run(app, scenario)
@@ -156,8 +157,8 @@ def test_agents_show_unread_action_required_and_a_pick_switches(agent, script):
     async def scenario(pilot):
         await until(pilot, lambda: "b  1 action required" in app.others)
         await pilot.press("f4")
-        screen = await until(pilot, lambda: isinstance(app.screen, Overlay) and app.screen)
-        await until(pilot, lambda: screen.query_one("OptionList").option_count == 2)
+        overlay = await until(pilot, lambda: app.overlay)
+        await until(pilot, lambda: overlay.query_one("OptionList").option_count == 2)
         await pilot.press("down", "enter")
         await until(pilot, lambda: app.home.agent_id == "b")
         assert "Action required: need a decision" in shown(app)
@@ -196,9 +197,9 @@ def test_the_conversation_follows_while_an_overlay_is_open(agent, script):
     async def scenario(pilot):
         await submit(pilot, "go")
         await pilot.press("f1")
-        await until(pilot, lambda: isinstance(app.screen, Overlay))
+        await until(pilot, lambda: app.overlay)
         await until(pilot, lambda: "arrived under the overlay" in shown(app))
-        assert isinstance(app.screen, Overlay)
+        assert isinstance(app.overlay, Overlay)
         await pilot.press("escape")
 
     run(app, scenario)
@@ -231,3 +232,105 @@ def test_a_message_that_starts_with_a_slash_is_sent_doubled(agent, script):
 
     run(app, scenario)
     assert operator_texts(agent) == ["/etc is full"]
+
+
+def test_a_prompt_typed_over_the_transcript_overlay_is_admitted_once(agent, script):
+    app = ConsoleApp(agent, model=script({"text": "answered over the overlay"}))
+
+    async def scenario(pilot):
+        await pilot.press("f2")
+        overlay = await until(pilot, lambda: app.overlay)
+        await until(pilot, lambda: "loading" not in _overlay_text(overlay))
+        await pilot.press(*"ping", "enter")  # no focus change: the composer has the keyboard
+        await until(pilot, lambda: "answered over the overlay" in shown(app))
+        assert app.overlay is overlay and app.chat.size.height >= 3  # seen below the overlay
+        await pilot.press("escape")
+        await until(pilot, lambda: app.overlay is None)
+        assert "answered over the overlay" in shown(app) and app.composer.text == ""
+
+    run(app, scenario)
+    assert operator_texts(agent) == ["ping"]
+
+
+def test_esc_closes_the_overlay_first_and_typing_on_a_list_goes_to_the_composer(agent, script):
+    app = ConsoleApp(agent, model=script({"text": "x"}))
+
+    async def scenario(pilot):
+        composer = app.query_one(Composer)
+        await pilot.press("f4")  # a list to pick from takes the arrows and Enter
+        overlay = await until(pilot, lambda: app.overlay)
+        await until(pilot, lambda: overlay.query_one("OptionList").option_count == 1)
+        assert app.focused is overlay.query_one("OptionList")
+        await pilot.press(*"draft")
+        assert composer.text == "draft" and app.focused is composer
+        await pilot.press("tab")  # back to the list
+        assert app.focused is overlay.query_one("OptionList")
+        app.post_message(events.Paste(" and\npasted"))  # as the terminal sends a paste
+        await until(pilot, lambda: composer.text == "draft and\npasted")
+        assert app.focused is composer
+        await pilot.press("escape")
+        await until(pilot, lambda: app.overlay is None)
+        assert composer.text == "draft and\npasted"  # Esc closed the overlay, nothing else
+        await pilot.press("escape")  # no overlay: Esc changes nothing
+        assert composer.text == "draft and\npasted" and app.focused is composer
+
+    run(app, scenario)
+    assert operator_texts(agent) == []
+
+
+def test_page_keys_scroll_the_conversation_and_a_click_leaves_the_composer_focused(agent, script):
+    reply = "\n".join(f"line{i}" for i in range(80))
+    app = ConsoleApp(agent, model=script({"text": reply}))
+
+    async def scenario(pilot):
+        chat = app.chat
+        at_end = lambda: chat.scroll_y == chat.max_scroll_y > 0  # noqa: E731
+        await submit(pilot, "long")
+        await until(pilot, lambda: "line79" in shown(app) and not app.working())
+        await until(pilot, at_end)
+        await pilot.click("#conversation")
+        assert app.focused is app.composer
+        await pilot.press("pageup")
+        await until(pilot, lambda: 0 < chat.scroll_y < chat.max_scroll_y)
+        back_at = chat.scroll_y
+        app.say("a notice")  # a new row leaves the user where they scrolled back to
+        assert await chat.wait_for_refresh()  # the scroll a write asks for would have happened
+        await pilot.pause()
+        assert chat.scroll_y == back_at < chat.max_scroll_y
+        await pilot.press("pagedown", "pagedown")
+        await until(pilot, at_end)
+        await pilot.press("f1")  # a smaller conversation still shows its last line
+        await until(pilot, lambda: app.overlay and chat.size.height < 20 and at_end())
+        app.say("another notice")
+        await until(pilot, lambda: "another notice" in shown(app) and at_end())
+
+    run(app, scenario)
+
+
+def test_help_opens_at_its_beginning_and_the_transcript_at_its_end(agent, script):
+    app = ConsoleApp(agent, model=script({"text": "x"}))
+
+    async def scenario(pilot):
+        await submit(pilot, "a turn, for the events to be many")
+        await until(pilot, lambda: "x" in shown(app).splitlines() and not app.working())
+        for key, at in (("f1", "top"), ("f8", "end")):
+            await pilot.press(key)
+            overlay = await until(pilot, lambda: app.overlay)
+            await until(pilot, lambda o=overlay: "loading" not in _overlay_text(o))
+            log = overlay.query_one(RichLog)
+            assert await log.wait_for_refresh()  # a scroll asked for by the write is done
+            await until(pilot, lambda log=log: log.max_scroll_y > 0)  # more than fits
+            assert log.scroll_y == (0 if at == "top" else log.max_scroll_y), key
+        assert _overlay_text(app.overlay).startswith("$ holon events a")
+
+    run(app, scenario)
+
+
+def test_a_console_opened_on_an_existing_conversation_shows_it(agent, script):
+    Agent(agent).brief("result", "written before the console opened")
+    app = ConsoleApp(agent, model=script({"text": "x"}))
+
+    async def scenario(pilot):
+        await until(pilot, lambda: "written before the console opened" in shown(app))
+
+    run(app, scenario)

@@ -14,6 +14,7 @@ from textual.widgets import Input, RichLog, Static
 
 from holon.agent.due import due_reasons
 from holon.console.app import ConsoleApp
+from holon.console.composer import Composer
 from holon.console.overlays import TasksOverlay
 from holon.console.runner import reap_left
 from holon.procs import supervises
@@ -148,14 +149,99 @@ def test_the_tasks_overlay_shows_output_and_sends_input_to_an_interactive_task(
         await submit(pilot, "start it")
         await until(pilot, lambda: store.all_records(agent) and not app.working())
         await pilot.press("f3")
-        screen = await until(pilot, lambda: isinstance(app.screen, TasksOverlay) and app.screen)
-        output = screen.query_one("#task-output", RichLog)
+        overlay = await until(pilot, lambda: isinstance(app.overlay, TasksOverlay) and app.overlay)
+        output = overlay.query_one("#task-output", RichLog)
         text = lambda: "\n".join(line.text for line in output.lines)  # noqa: E731
         await until(pilot, lambda: "ready" in text())
-        screen.query_one(Input).focus()
+        await pilot.press("enter")  # on the picked task: its input line takes the keyboard
+        assert isinstance(app.focused, Input)
         await pilot.press(*"hello", "enter")
         await until(pilot, lambda: "got hello" in text())
+        assert app.query_one(Composer).text == ""  # the line went to the task, not the composer
         await pilot.press("escape")
-        await until(pilot, lambda: not isinstance(app.screen, TasksOverlay))
+        await until(pilot, lambda: app.overlay is None)
+        assert isinstance(app.focused, Composer)
+
+    run(app, scenario)
+
+
+def test_a_finished_task_is_answered_without_a_new_prompt(agent, script, tmp_path, stop_tasks):
+    gate = tmp_path / "gate"
+    job = f"while [ ! -e {gate} ]; do sleep 0.05; done; echo job done"
+    model = script(
+        {"text": "started", "tool_calls": [exec_call(job, 50)]},
+        {"text": "the job runs in the background"},
+        {"text": "the job has finished"},
+    )
+    app = ConsoleApp(agent, model=model)
+
+    async def scenario(pilot):
+        await submit(pilot, "run the job")
+        await until(pilot, lambda: "the job runs in the background" in shown(app))
+        await until(pilot, lambda: not app.working())
+        assert app.runner.ticks_started == 1
+        gate.touch()  # the task ends; its result wakes the agent, and the console ticks it
+        await until(pilot, lambda: "the job has finished" in shown(app) and not app.working())
+        assert app.runner.ticks_started == 2
+
+    run(app, scenario)
+    prompts = [m for m in jsonl.read(agent.messages) if m["kind"] == "operator_prompt"]
+    assert [m["body"]["text"] for m in prompts] == ["run the job"]
+
+
+def test_after_ctrl_c_a_finished_task_waits_for_the_next_prompt(
+    agent, script, tmp_path, stop_tasks
+):
+    started, gate = tmp_path / "started", tmp_path / "gate"
+    background = f"while [ ! -e {gate} ]; do sleep 0.05; done"
+    foreground = f"touch {started}; while [ ! -e {gate} ]; do sleep 0.05; done"
+    model = script(
+        {"text": "starting", "tool_calls": [exec_call(background, 50)]},
+        {"text": "now waiting", "tool_calls": [exec_call(foreground, 60_000)]},
+        {"text": "never"},
+    )
+    app = ConsoleApp(agent, model=model)
+
+    async def scenario(pilot):
+        await submit(pilot, "go")
+        await until(pilot, started.exists)
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: "interrupted: the turn resumes" in shown(app))
+        gate.touch()  # the background task ends: its result is due work
+        await until(pilot, lambda: "queued_messages" in due_reasons(agent))
+        polls = app.polls
+        await until(pilot, lambda: app.polls >= polls + 10)  # ten looks at due work later
+        assert app.runner.ticks_started == 1 and "never" not in shown(app)
+
+    run(app, scenario)
+    assert "interrupted_messages" in due_reasons(agent)  # left for the operator's next prompt
+
+
+def test_the_tasks_overlay_keeps_the_place_scrolled_back_to_in_a_finished_output(
+    agent, script, stop_tasks
+):
+    model = script(
+        {"text": "started", "tool_calls": [exec_call("sleep 0.3; seq 1 300", 50)]},
+        {"text": "it runs"},
+        {"text": "it finished"},
+    )
+    app = ConsoleApp(agent, model=model)
+
+    async def scenario(pilot):
+        await submit(pilot, "count")
+        await until(pilot, lambda: "it finished" in shown(app) and not app.working())
+        await pilot.press("f3")
+        overlay = await until(pilot, lambda: isinstance(app.overlay, TasksOverlay) and app.overlay)
+        output = overlay.query_one("#task-output", RichLog)
+        await until(pilot, lambda: any(line.text == "300" for line in output.lines))
+        await until(pilot, lambda: output.scroll_y == output.max_scroll_y > 0)
+        await pilot.press("pageup")
+        await until(pilot, lambda: output.scroll_y < output.max_scroll_y)
+        back_at = output.scroll_y
+        for _ in range(2):  # the overlay's refreshes, as its timer runs them
+            overlay._refresh_output()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+        assert output.scroll_y == back_at
 
     run(app, scenario)
