@@ -25,6 +25,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -67,6 +68,8 @@ class TurnRunner:
         self.follows_due = True  # due work starts a tick; off after an interrupted one
         self.interrupted = False
         self.ticks_started = 0
+        self.failed_in_a_row = 0  # ticks that exited non-zero: due work waits longer each time
+        self.retry_at = 0.0  # time.monotonic() before which due work starts no tick
         self._out: IO[bytes] | None = None
         self._err: IO[bytes] | None = None
 
@@ -91,13 +94,25 @@ class TurnRunner:
         """Start a tick when one is wanted and none runs; the end of the tick that ran, once."""
         if self.proc is not None and self.proc.poll() is not None:
             return self._ended()
-        if self.proc is None and (self.wanted or self._due()) and not self.ticked_elsewhere():
+        retry = time.monotonic() >= self.retry_at
+        if (
+            self.proc is None
+            and (self.wanted or (retry and self._due()))
+            and not self.ticked_elsewhere()
+        ):
             self._start()
         return None
 
     def _due(self) -> bool:
         """Work due by itself (a task's result, a wake hint, a timer) while ticks follow it."""
         return self.follows_due and not DUE_BY_ITSELF.isdisjoint(due_reasons(self.home))
+
+    def _back_off(self, failed: bool) -> None:
+        """A tick that failed leaves due work for 5, 10, 20 ... up to 60 seconds (an operator's
+        prompt still starts one at once), so a fault that fails every tick costs no busy loop."""
+        self.failed_in_a_row = self.failed_in_a_row + 1 if failed else 0
+        wait = min(60.0, 5.0 * 2 ** (self.failed_in_a_row - 1)) if failed else 0.0
+        self.retry_at = time.monotonic() + wait
 
     def want(self) -> None:
         """Ask for a tick at the next step (a prompt of ours waits behind another process)."""
@@ -163,4 +178,5 @@ class TurnRunner:
             report = None
         if self.interrupted:
             self.follows_due = False
+        self._back_off(code != 0 and not self.interrupted)
         return TickEnd(code, report, err.strip(), self.interrupted)

@@ -245,3 +245,25 @@ def test_the_tasks_overlay_keeps_the_place_scrolled_back_to_in_a_finished_output
         assert output.scroll_y == back_at
 
     run(app, scenario)
+
+
+def test_a_tick_that_fails_leaves_due_work_for_longer_each_time(agent, holon_env):
+    """Due work and a fault that fails every tick (a config.toml that does not parse): the
+    console's ticks back off (5 s, then 10 s, ...) instead of starting one at every step."""
+    from helpers import wait_for
+
+    from holon.console.runner import TurnRunner
+
+    (holon_env / "config.toml").write_text("[broken\n")
+    agent.wake_hint.write_text("{}")
+    runner = TurnRunner(agent)
+    for n, wait in ((1, 5.0), (2, 10.0)):
+        runner.retry_at = 0.0  # the last wait is over
+        runner.step()
+        assert runner.ticks_started == n
+        started = time.monotonic()
+        end = wait_for(runner.step, timeout=120)
+        ended = time.monotonic()
+        assert end.exit_code != 0 and due_reasons(agent)
+        assert runner.retry_at - ended <= wait <= runner.retry_at - started
+        assert runner.step() is None and runner.ticks_started == n  # not again at once
