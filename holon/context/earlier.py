@@ -71,6 +71,7 @@ def _cost(text: str) -> int:
 def refine(home: Home, recs: list[dict[str, Any]], room: int) -> list[dict[str, Any]]:
     """Replace the newest roll-up by what it covers while the whole fits `room` tokens."""
     total = sum(_cost(_text(r)) for r in recs)
+    found = summaries.recorded(home)
     for _ in range(MAX_EXPANSIONS):
         idx = next((i for i in range(len(recs) - 1, -1, -1) if is_rollup(recs[i])), None)
         if idx is None:
@@ -78,6 +79,7 @@ def refine(home: Home, recs: list[dict[str, Any]], room: int) -> list[dict[str, 
         kids = rollups.children(home, recs[idx])
         if not kids:
             break
+        kids = [summaries.shown(k, found) for k in kids]
         grown = total - _cost(_text(recs[idx])) + sum(_cost(_text(k)) for k in kids)
         if grown > room:
             break

@@ -1,8 +1,9 @@
 """Model-written episode summaries: opt-in, recorded once, replayed exactly.
 
 With `model_summaries` on (settings.json, `holon model summaries AGENT on`), an episode finalized
-at a turn's settle is queued in `context.summaries_pending`; after the settle the agent's model
-writes a short summary of it from its deterministic record (holon.runtime.turn.summaries). The
+at a turn's settle or by a compaction in its rounds is queued in `context.summaries_pending`;
+after the turn's settle the agent's model writes a short summary of it from its deterministic
+record (holon.runtime.turn.summaries), never inside the tool loop nor on an idle tick. The
 episode record is immutable and already appended by then, so the summary is a companion line of
 `ledger/context_summaries.jsonl`, linked by `episode_id`:
 
@@ -58,9 +59,11 @@ def set_enabled(agent: Agent, on: bool) -> None:
 
 
 def queue(state: Any, records: list[dict[str, Any]]) -> None:
-    """Queue the episodes a settle finalizes for a model summary, when the agent wants them."""
+    """Queue the episodes a settle or a compaction finalizes for a model summary, when the agent
+    wants them (each once)."""
     if state.model_summaries and records:
-        pending = state.context.summaries_pending + [r["id"] for r in records]
+        pending = state.context.summaries_pending
+        pending = pending + [r["id"] for r in records if r["id"] not in pending]
         state.context.summaries_pending = pending[-MAX_PENDING:]
 
 

@@ -3,8 +3,10 @@ shows them."""
 
 from __future__ import annotations
 
+from context_helpers import settled_turn
+
 from holon.agent.handle import Agent
-from holon.context import earlier, summaries
+from holon.context import compaction, earlier, history, rollups, summaries
 from holon.store import jsonl
 
 EPISODE = {
@@ -61,3 +63,44 @@ def test_one_summary_per_episode_and_the_prompt_shows_it(agent):
     assert ids == ["ep_1"] and block.splitlines()[0].endswith("summary written by scripted/x")
     rollup = {**EPISODE, "id": "ru-1", "level": 1}
     assert summaries.shown(rollup, summaries.recorded(a.home)) is rollup  # roll-ups keep theirs
+
+
+def test_roll_ups_quote_the_model_summaries_and_refine_to_them(agent):
+    a = Agent(agent)
+    for i in range(rollups.FANOUT):
+        rec = {
+            **EPISODE,
+            "id": f"ep_{i}",
+            "turns": {"first_index": i, "last_index": i, "count": 1},
+            "transcript": {"start_offset": 100 * i, "end_offset": 100 * i + 90},
+            "summary": f"turn {i} — operator_prompt: step {i} — replied: ok",
+        }
+        jsonl.append(a.home.context_episodes, rec)
+        if i in (2, 5):
+            text = summaries.prompt_input(rec)
+            summaries.record(a.home, rec, text, f"Step {i} chose the plover route.", "s/x", {})
+    (ru,) = rollups.roll_up(a.home, "a", 10_000)
+    assert ru["summary_source"] == "mixed"
+    assert ru["model_summaries"] == [
+        "turns 2–2: Step 2 chose the plover route.",
+        "turns 5–5: Step 5 chose the plover route.",
+    ]
+    assert "by the model, turns 5–5: Step 5 chose the plover route." in ru["summary"]
+    assert ru["summary"].startswith("turns 0–7 ×8 — operator_prompt: step 0")  # turn lines stay
+    kids = earlier.refine(a.home, [ru], 100_000)
+    assert [k["summary_source"] for k in kids][1:4] == ["deterministic", "model", "deterministic"]
+    assert kids[5]["summary"] == "Step 5 chose the plover route."
+
+
+def test_a_compaction_queues_the_episodes_it_folds_for_the_settle(agent):
+    a = Agent(agent)
+    for i in range(3):
+        settled_turn(a, i, f"ask {i}")
+    turns = history.read_turns(agent.transcript, 0)
+    summaries.set_enabled(a, True)
+    record = compaction.fold(
+        a, turns[:2], turns[2].offset, reason="budget", turn_id="t", before_tokens=9, after_tokens=3
+    )
+    assert record["episodes"] and a.state().context.summaries_pending == record["episodes"]
+    summaries.set_enabled(a, False)
+    assert a.state().context.summaries_pending == []
