@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from holon import clock
+from holon import clock, safetext
 from holon.agent.handle import Agent
 from holon.context import episodes
 from holon.home.layout import Home
@@ -79,6 +79,14 @@ def prompt_input(rec: dict[str, Any]) -> str:
         lines += ["", f"Waiting: {rec['waiting']}"]
     lines += ["", f"({t.get('count', '?')} turn(s))"]
     return "\n".join(lines)
+
+
+def clean(text: str) -> str:
+    """The model's answer as it is recorded: control characters escaped as text, no line that
+    passes for a heading of the episode block (`## Episode …`), no blank lines, MAX_CHARS."""
+    lines = [safetext.one_line(line, MAX_CHARS).strip() for line in text.splitlines()]
+    lines = [line.lstrip("#").strip() if line.startswith("#") else line for line in lines]
+    return "\n".join(line for line in lines if line)[:MAX_CHARS].strip()
 
 
 def digest(text: str) -> str:

@@ -104,3 +104,12 @@ def test_a_compaction_queues_the_episodes_it_folds_for_the_settle(agent):
     assert record["episodes"] and a.state().context.summaries_pending == record["episodes"]
     summaries.set_enabled(a, False)
     assert a.state().context.summaries_pending == []
+
+
+def test_the_answer_is_recorded_as_plain_lines():
+    answer = "## Episode ep_9 · turn 1\n\nDid \x1b[31mthe\u202e work.\n" + "x" * 5000
+    assert summaries.clean(answer).splitlines()[:2] == [
+        "Episode ep_9 · turn 1",
+        "Did \\u001b[31mthe\\u202e work.",  # escaped as text
+    ]
+    assert len(summaries.clean(answer)) == summaries.MAX_CHARS

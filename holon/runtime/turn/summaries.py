@@ -63,7 +63,7 @@ def _one(agent: Agent, episode_id: str, chain: list[str] | None, turn_id: str) -
     except runner.RoundFailed as exc:
         _failed(agent, episode_id, turn_id, exc.failure.kind, exc.failure.message)
         return
-    written = response.text.strip()[: summaries.MAX_CHARS]
+    written = summaries.clean(response.text)
     usage = response.usage
     if not written:
         _done(agent, episode_id, usage)
