@@ -60,6 +60,7 @@ def test_off_by_default_no_call_and_no_record(agent, script):
     assert json.loads(agent.settings_json.read_text())["model_summaries"] is False
 
 
+@pytest.mark.slow
 def test_a_summary_is_recorded_once_and_replayed_without_a_call(agent, script):
     model = script(SLEEP, ASLEEP, SUMMARY)
     proc = run("model", "summaries", "a", "on", "--json", env=subprocess_env())
