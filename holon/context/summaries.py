@@ -8,8 +8,8 @@ episode record is immutable and already appended by then, so the summary is a co
 `ledger/context_summaries.jsonl`, linked by `episode_id`:
 
     {"kind": "attempt", "episode_id", "input_digest", "model_ref", "created_at"}   before a call
-    {"kind": "summary", "episode_id", "summary", "summary_source": "model", "model_ref",
-     "input_digest", "usage", "created_at"}                                          after it
+    {"kind": "summary", "id", "episode_id", "workspace_id", "turns", "summary",
+     "summary_source": "model", "model_ref", "input_digest", "usage", "created_at"}  after it
 
 An attempt is logged before each call, so a crash between the call and its record leads to one
 more call at most (MAX_ATTEMPTS), and a summary is appended only when the episode has none: never
@@ -40,10 +40,6 @@ INSTRUCTIONS = (
     "the commands and files that matter, what was verified, and what is left open. Keep names, "
     "numbers and paths exact. Output only the summary."
 )
-
-
-def enabled(agent: Agent) -> bool:
-    return bool(agent.state().model_summaries)
 
 
 def set_enabled(agent: Agent, on: bool) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 from holon import clock
 from holon.agent import budget
 from holon.agent.handle import Agent
-from holon.context import summaries
+from holon.context import episodes, summaries
 from holon.errors import HolonError
 from holon.model.conversation import PromptFrame, ProviderRequest, TokenUsage, UserItem
 from holon.providers import resolve, runner
@@ -102,7 +102,7 @@ def _maker(agent: Agent) -> Any:
 
 
 def _episode(agent: Agent, episode_id: str) -> dict[str, Any] | None:
-    for rec in reversed(jsonl.tail(agent.home.context_episodes, summaries.TAIL)):
+    for rec in reversed(jsonl.tail(agent.home.context_episodes, episodes.TAIL_SCAN)):
         if rec.get("id") == episode_id:
             return rec
     return None
