@@ -173,3 +173,17 @@ def test_a_second_crash_gives_up_on_the_episode(agent, script):
     (event,) = _events(agent, "episode_summary_failed")
     assert event["reason"] == "interrupted"
     assert Agent(agent).state().context.summaries_pending == []
+
+
+def test_a_crash_after_the_record_never_calls_again(agent, script):
+    model = script(SLEEP, ASLEEP, SUMMARY, SUMMARY)
+    a = Agent(agent)
+    summaries.set_enabled(a, True)
+    _sleep_turn(agent, model)
+    (ep,) = _episodes(agent)
+    # as if killed after the summary line and before the state left the queue
+    a.update_state(lambda s: setattr(s.context, "summaries_pending", [ep["id"]]))
+    writer.run_pending(Agent(agent), model, "turn_x")
+    assert _served(agent) == 3 and [r["kind"] for r in _lines(agent)] == ["attempt", "summary"]
+    assert Agent(agent).state().context.summaries_pending == []
+    assert _events(agent, "episode_summary_failed") == []
