@@ -1,4 +1,5 @@
-"""`holon model show|set|clear|budget AGENT`: per-agent model override and token budgets."""
+"""`holon model show|set|clear|budget|summaries AGENT`: per-agent model override, token budgets
+and model-written episode summaries."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from holon.cli.output import emit_json
 
 @click.group("model")
 def model_group() -> None:
-    """An agent's own model (instead of HOLON_MODEL) and its token budgets."""
+    """An agent's own model (instead of HOLON_MODEL), its token budgets and episode summaries."""
 
 
 def _show(agent: str, as_json: bool) -> None:
@@ -92,3 +93,34 @@ def budget_cmd(
 
     budget.set_limits(Agent(resolve(agent)), daily_tokens=daily_tokens, turn_tokens=turn_tokens)
     _show(agent, as_json)
+
+
+@model_group.command("summaries")
+@click.argument("agent")
+@click.argument("setting", required=False, type=click.Choice(["on", "off"]))
+@click.option("--json", "as_json", is_flag=True, help="One JSON document.")
+def summaries_cmd(agent: str, setting: str | None, as_json: bool) -> None:
+    """Show, or set with on|off, whether AGENT's model writes episode summaries.
+
+    Off by default. When on, each episode a turn's settle closes gets a short summary written
+    by the agent's model after the turn, recorded once beside the episode (its tokens count
+    against the budgets); the prompt and memory search use it, and a failure keeps the
+    deterministic summary."""
+    from holon.agent.handle import Agent
+    from holon.context import summaries
+    from holon.home.registry import resolve
+
+    a = Agent(resolve(agent))
+    if setting is not None:
+        summaries.set_enabled(a, setting == "on")
+    state = a.state()
+    doc = {
+        "agent_id": a.id,
+        "model_summaries": state.model_summaries,
+        "pending": list(state.context.summaries_pending),
+    }
+    if as_json:
+        emit_json(doc)
+        return
+    pending = f" ({len(doc['pending'])} episode(s) waiting)" if doc["pending"] else ""
+    click.echo(f"model summaries: {'on' if doc['model_summaries'] else 'off'}{pending}")

@@ -15,7 +15,7 @@ from typing import Any
 
 from holon import clock
 from holon.agent.handle import Agent
-from holon.context import episodes, evidence, memoryfiles, rollups, workingmemory
+from holon.context import episodes, evidence, memoryfiles, rollups, summaries, workingmemory
 from holon.context.history import Turn
 from holon.model.records import AgentState
 from holon.store import jsonl
@@ -140,6 +140,7 @@ def fold(
                 c.episodes_through, max(r["transcript"]["end_offset"] for r in records)
             )
         s.compacted_message_count += len(dropped)
+        summaries.queue(s, records)  # written, when wanted, at the turn's settle
         wm.archived_episode_count += len(records)
         wm.last_prompted = snapshot
         wm.last_prompted_revision = wm.revision

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from holon.context import episodes, rollups, turnlines, window
+from holon.context import episodes, rollups, summaries, turnlines, window
 from holon.context.evidence import excerpt
 from holon.home.layout import Home
 from holon.store import jsonl
@@ -34,7 +34,13 @@ def is_rollup(rec: dict[str, Any]) -> bool:
 
 
 def cover(home: Home, start: int) -> list[dict[str, Any]]:
-    """Records covering the folded turns before transcript offset `start`, oldest first."""
+    """Records covering the folded turns before transcript offset `start`, oldest first; an
+    episode with a model-written summary shows that one (holon.context.summaries)."""
+    found = summaries.recorded(home)
+    return [summaries.shown(rec, found) for rec in _cover(home, start)]
+
+
+def _cover(home: Home, start: int) -> list[dict[str, Any]]:
     frontier, ep_offset = rollups.cursor(home)
     if not frontier:
         return episodes.recent(home.context_episodes, start)
@@ -65,6 +71,7 @@ def _cost(text: str) -> int:
 def refine(home: Home, recs: list[dict[str, Any]], room: int) -> list[dict[str, Any]]:
     """Replace the newest roll-up by what it covers while the whole fits `room` tokens."""
     total = sum(_cost(_text(r)) for r in recs)
+    found = summaries.recorded(home)
     for _ in range(MAX_EXPANSIONS):
         idx = next((i for i in range(len(recs) - 1, -1, -1) if is_rollup(recs[i])), None)
         if idx is None:
@@ -72,6 +79,7 @@ def refine(home: Home, recs: list[dict[str, Any]], room: int) -> list[dict[str, 
         kids = rollups.children(home, recs[idx])
         if not kids:
             break
+        kids = [summaries.shown(k, found) for k in kids]
         grown = total - _cost(_text(recs[idx])) + sum(_cost(_text(k)) for k in kids)
         if grown > room:
             break
@@ -175,6 +183,7 @@ def block_parts(home: Home, start: int, room: int) -> list[tuple[list[str], str]
         room,
         jsonl.end_offset(home.context_rollups) if home.context_rollups.exists() else 0,
         jsonl.end_offset(home.context_episodes) if home.context_episodes.exists() else 0,
+        jsonl.end_offset(home.context_summaries) if home.context_summaries.exists() else 0,
     )
     if _LAST and _LAST[0][0] == key:
         return _LAST[0][1]

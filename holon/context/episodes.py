@@ -260,4 +260,7 @@ def heading(rec: dict[str, Any]) -> str:
     else:
         span = f"turns {first}–{last}"
     work = f" · work {rec['work_item_id']}" if rec.get("work_item_id") else ""
-    return f"## Episode {rec['id']} · {span} · {rec.get('created_at', '')[:16]}{work}"
+    by = ""
+    if rec.get("summary_source") == "model":  # holon.context.summaries
+        by = f" · summary written by {rec.get('summary_model_ref') or 'the model'}"
+    return f"## Episode {rec['id']} · {span} · {rec.get('created_at', '')[:16]}{work}{by}"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from holon.agent.handle import Agent
-from holon.context import episodes, evidence, workingmemory
+from holon.context import episodes, evidence, summaries, workingmemory
 from holon.model.records import AgentState, WorkingMemory
 
 
@@ -50,6 +50,7 @@ def merge(
         state.context.episodes_through = max(
             state.context.episodes_through, rec["transcript"]["end_offset"]
         )
+    summaries.queue(state, records)
     return records
 
 

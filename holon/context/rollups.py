@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from holon import clock
-from holon.context import turnlines
+from holon.context import summaries, turnlines
 from holon.context.evidence import excerpt
 from holon.home.layout import Home
 from holon.store import jsonl
@@ -34,6 +34,7 @@ LINE_CHARS = 360  # one turn line of a roll-up, at most
 MIN_LINE = 120  # a line is squeezed no shorter than this; lines that do not fit then go
 MAX_GROUPS = 48  # turn groups a roll-up keeps (the rest are in its children and in search)
 MAX_DECISIONS, MAX_FILES = 8, 24
+MAX_NOTES, NOTE_CHARS = 8, 300  # model-written episode summaries a roll-up quotes, each cut
 TAIL_BYTES = 64 << 10  # read back from the end of the ledger to find its last line
 
 
@@ -137,10 +138,11 @@ def roll_up(home: Home, agent_id: str, before: int) -> list[dict[str, Any]]:
     frontier, ep_offset = cursor(home)
     pending = folded_episodes(home, ep_offset, before)
     written: list[dict[str, Any]] = []
+    found = summaries.recorded(home) if len(pending) >= FANOUT else {}
     while len(pending) >= FANOUT:
         chunk, pending = pending[:FANOUT], pending[FANOUT:]
         ep_offset = chunk[-1][1]
-        children = [(off, rec) for off, _, rec in chunk]
+        children = [(off, _with_model_summary(rec, found)) for off, _, rec in chunk]
         frontier = _append(path, agent_id, 1, children, frontier, ep_offset, written)
         while len(frontier) >= FANOUT and _same_level(frontier[-FANOUT:]):
             tail = frontier[-FANOUT:]
@@ -153,6 +155,28 @@ def roll_up(home: Home, agent_id: str, before: int) -> list[dict[str, Any]]:
                 path, agent_id, level, children, frontier[:-FANOUT], ep_offset, written
             )
     return written
+
+
+def _with_model_summary(rec: dict[str, Any], found: dict[str, dict[str, Any]]) -> dict:
+    """An episode with its model-written summary beside its own (holon.context.summaries)."""
+    line = found.get(str(rec["id"]))
+    return {**rec, "model_summary": line["summary"]} if line else rec
+
+
+def _notes(recs: list[dict[str, Any]], level: int) -> list[str]:
+    """The model-written summaries a roll-up quotes: its episodes' (one line each, cut), or its
+    children's notes above level 1; the newest MAX_NOTES."""
+    if level > 1:
+        notes = [n for r in recs for n in _strs(r, "model_summaries")]
+    else:
+        notes = []
+        for r in recs:
+            if isinstance(r.get("model_summary"), str):
+                t = r.get("turns") or {}
+                text = " ".join(r["model_summary"].split())
+                span = f"turns {t.get('first_index')}–{t.get('last_index')}"
+                notes.append(f"{span}: {excerpt(text, NOTE_CHARS - 60, 60)}")
+    return notes[-MAX_NOTES:]
 
 
 def _same_level(entries: list[Entry]) -> bool:
@@ -224,8 +248,11 @@ def build(agent_id: str, level: int, children: list[tuple[int, dict[str, Any]]])
         "decisions": [d for r in recs for d in _strs(r, "decisions")][-MAX_DECISIONS:],
         "groups": groups,
     }
+    notes = _notes(recs, level)
+    if notes:
+        rec["model_summaries"] = notes
     rec["summary"] = summary(rec)
-    rec["summary_source"] = "deterministic"
+    rec["summary_source"] = "mixed" if notes else "deterministic"
     return rec
 
 
@@ -284,6 +311,7 @@ def summary(rec: dict[str, Any]) -> str:
     if rec.get("files"):
         tail.append("files: " + ", ".join(rec["files"][-12:]))
     tail = [excerpt(t, 400, 100) for t in tail]
+    tail = [f"by the model, {n}" for n in rec.get("model_summaries") or []][-4:] + tail
     room = SUMMARY_CHARS - sum(len(t) + 1 for t in tail) - 80
     if sum(len(line) + 1 for line in lines) > room:
         per = max(MIN_LINE, room // max(1, len(lines)) - 1)

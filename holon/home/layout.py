@@ -164,6 +164,8 @@ class Home:
     delivery_summaries = property(lambda self: self.ledger / "delivery_summaries.jsonl")
     context_episodes = property(lambda self: self.ledger / "context_episodes.jsonl")
     context_rollups = property(lambda self: self.ledger / "context_rollups.jsonl")
+    # model-written episode summaries and their attempts (holon.context.summaries)
+    context_summaries = property(lambda self: self.ledger / "context_summaries.jsonl")
     turns = property(lambda self: self.ledger / "turns.jsonl")
     tasks = property(lambda self: self.dot / "tasks")
     tasks_active = property(lambda self: self.dot / TASKS_ACTIVE)  # <task_id> -> supervisor pid

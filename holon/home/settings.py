@@ -6,6 +6,7 @@ projected from it into settings.json, which is written only when that projection
 
     lifecycle              "paused" or "stopped" (null while the agent runs)
     model_override         the model chosen with `holon model set`
+    model_summaries        the model writes episode summaries (`holon model summaries`)
     current_work_item_id   the work item the agent is on
     active_workspace_id, attached_workspaces
 
@@ -28,7 +29,8 @@ from holon.vocab import SCHEMA_VERSION
 LIFECYCLE = ("paused", "stopped")
 HINT = (
     f"restore it from git (`git checkout -- {DOT}/settings.json`) or fix the JSON by hand; "
-    "keys: lifecycle (null, paused, stopped), model_override, current_work_item_id, "
+    "keys: lifecycle (null, paused, stopped), model_override, model_summaries (true, false), "
+    "current_work_item_id, "
     "active_workspace_id, attached_workspaces"
 )
 
@@ -45,6 +47,7 @@ def _str_list(v: Any) -> bool:
 FIELDS: dict[str, tuple[Any, Any]] = {
     "lifecycle": (None, lambda v: v is None or v in LIFECYCLE),
     "model_override": (None, _opt_str),
+    "model_summaries": (False, lambda v: isinstance(v, bool)),
     "current_work_item_id": (None, _opt_str),
     "active_workspace_id": ("agent_home", lambda v: isinstance(v, str) and bool(v)),
     "attached_workspaces": ([], _str_list),

@@ -192,6 +192,12 @@ def ledgers(home: Home) -> list[Ledger]:
             sources.episode_doc,
         ),
         Ledger(
+            "summaries",
+            home.context_summaries,
+            source_path(home, home.context_summaries),
+            sources.summary_doc,
+        ),
+        Ledger(
             "rollups",
             home.context_rollups,
             source_path(home, home.context_rollups),

@@ -2,7 +2,8 @@
 every rebuild so that `source_ref`s stay stable.
 
 Sources: the memory files (`memory/self.md`, `memory/operator.md`, in sections), the workspace
-profile (`.holon/workspace.json`), briefs, archived context episodes and their roll-ups, work
+profile (`.holon/workspace.json`), briefs, archived context episodes (with their model-written
+summaries) and their roll-ups, work
 items (with their plan), and from the transcript the messages the agent received and the tool
 calls it made (the command and a bounded summary of what came back).
 """
@@ -176,6 +177,25 @@ def episode_doc(rec: dict[str, Any], source_path: str) -> Doc | None:
             }.items()
             if v is not None
         },
+    )
+
+
+def summary_doc(rec: dict[str, Any], source_path: str) -> Doc | None:
+    """A model-written episode summary (holon.context.summaries); its attempt lines are none."""
+    if rec.get("kind") != "summary" or not isinstance(rec.get("id"), str):
+        return None
+    if not isinstance(rec.get("summary"), str) or not rec["summary"].strip():
+        return None
+    return Doc(
+        key=rec["id"],
+        origin="summaries",
+        kind="episode",
+        title=f"episode summary by {rec.get('model_ref')} ({rec.get('episode_id')})",
+        body=rec["summary"].strip(),
+        updated_at=str(rec.get("created_at") or ""),
+        source_path=source_path,
+        workspace_id=_ws(rec),
+        metadata={"episode_id": rec.get("episode_id"), "summary_source": "model"},
     )
 
 

@@ -109,6 +109,9 @@ class ContextState(BaseModel):
     # name -> digest of the text the model last saw of each memory file (the basis, or a later
     # turn context's copy of an edit)
     memory_shown: dict[str, str] = Field(default_factory=dict)
+    # episodes finalized while model summaries were on, waiting for theirs (holon.context
+    # .summaries; written at the settle after the one that finalized them was recorded)
+    summaries_pending: list[str] = Field(default_factory=list)
 
 
 class AgentState(_Record):
@@ -131,6 +134,8 @@ class AgentState(_Record):
     token_usage: TokenUsageSummary = Field(default_factory=TokenUsageSummary)
     token_usage_by_day: dict[str, Count] = Field(default_factory=dict)
     model_override: str | None = None
+    # the agent's model writes a summary of each episode (`holon model summaries AGENT on`)
+    model_summaries: bool = False
     attached_workspaces: list[str] = Field(default_factory=list)
     active_workspace_id: str = "agent_home"
     cwd: str | None = None

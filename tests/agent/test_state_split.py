@@ -49,6 +49,7 @@ def test_operator_choices_are_written_to_settings_once(agent):
         "schema_version": 1,
         "lifecycle": "paused",
         "model_override": "p/m",
+        "model_summaries": False,
         "current_work_item_id": None,
         "active_workspace_id": "agent_home",
         "attached_workspaces": [],

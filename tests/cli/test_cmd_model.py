@@ -1,5 +1,5 @@
-"""`holon model show|set|clear|budget` in process: the model-state document, text form, and
-bad refs or budgets that leave the agent's state untouched."""
+"""`holon model show|set|clear|budget|summaries` in process: the model-state document, text
+form, and bad refs or budgets that leave the agent's state untouched."""
 
 from __future__ import annotations
 
@@ -84,3 +84,13 @@ def test_unknown_agent(agent):
         ["budget", "nobody", "--turn-tokens", "5"],
     ):
         fails("model", *args, code=2, kind="unknown_agent")
+
+
+def test_summaries_off_by_default_then_on_and_off(agent):
+    assert ok(model_group, "summaries", "a").stdout == "model summaries: off\n"
+    doc = ok_json(model_group, "summaries", "a", "on", "--json")
+    assert doc == {"agent_id": "a", "model_summaries": True, "pending": []}
+    assert json.loads(agent.settings_json.read_text())["model_summaries"] is True
+    assert ok(model_group, "summaries", "a").stdout == "model summaries: on\n"
+    assert ok(model_group, "summaries", "a", "off").stdout == "model summaries: off\n"
+    usage_error(model_group, "summaries", "a", "maybe")

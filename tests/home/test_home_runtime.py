@@ -67,6 +67,7 @@ def test_settings_project_the_operators_choices():
     assert chosen == {
         "lifecycle": "paused",
         "model_override": "p/m",
+        "model_summaries": False,
         "current_work_item_id": "wi_1",
         "active_workspace_id": "agent_home",
         "attached_workspaces": [],
@@ -99,6 +100,7 @@ def test_settings_read_fills_defaults_and_refuses_bad_values(agent):
     assert settings.read(agent) == {
         "lifecycle": None,
         "model_override": "p/m",
+        "model_summaries": False,
         "current_work_item_id": None,
         "active_workspace_id": "agent_home",
         "attached_workspaces": [],
@@ -106,6 +108,7 @@ def test_settings_read_fills_defaults_and_refuses_bad_values(agent):
     for bad, problem in (
         ({"lifecycle": "asleep"}, "has an invalid lifecycle: 'asleep'"),
         ({"attached_workspaces": "ws"}, "has an invalid attached_workspaces: 'ws'"),
+        ({"model_summaries": "yes"}, "has an invalid model_summaries: 'yes'"),
         ([1, 2], "is not a JSON object"),
     ):
         write_json(agent.settings_json, bad)

@@ -18,7 +18,7 @@ from holon.model.records import (
     FailureArtifact,
     TurnTerminalRecord,
 )
-from holon.runtime.turn import skills
+from holon.runtime.turn import skills, summaries
 from holon.runtime.turn.closure import TurnOutcome, apply_closure, turn_outcome
 from holon.runtime.turn.state import TurnResult, TurnState, idle
 from holon.runtime.turn.stops import TurnStop
@@ -246,6 +246,7 @@ def _commit_state(
 
     agent.update_state(apply)
     progress.announce(agent, finalized)
+    summaries.run_pending(agent, ts.model_ref, ts.turn_id)  # opt-in: the model's own summaries
     agent.home.mark_memory_dirty()  # transcript lines, maybe an episode
 
 
