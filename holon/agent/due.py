@@ -13,7 +13,7 @@ import os
 from typing import NamedTuple
 
 from holon import clock
-from holon.home.layout import Home
+from holon.home.layout import DOT, NEXT_DUE, QUEUE_CUR, QUEUE_NEW, TASKS_ACTIVE, Home
 from holon.procs import supervises
 from holon.store.queue import not_before_of
 
@@ -89,6 +89,35 @@ def check(home: Home) -> Due:
     if _nonempty(os.path.join(dot, "patches")):  # an ApplyPatch journal: finish or undo it
         reasons.append("patch_recovery")
     return Due(reasons, next_due, active)
+
+
+# what `check` reads, as paths under .holon ("" is .holon itself: the wake hint, next_due and
+# patches come and go there, and so do its crash temps and state.json)
+STAMPED = ("", NEXT_DUE, QUEUE_NEW, QUEUE_CUR, TASKS_ACTIVE, "timers", "indexes", "patches")
+
+
+def stamp(home: Home, before: float) -> int | None:
+    """A number that changes whenever what `check` reads may have changed: the inode and change
+    time of .holon, next_due and each directory `check` lists (a ctime no writer can set back;
+    a file added, removed or renamed in a directory changes the directory's). None when one of
+    them changed after `before` (a change after the stamp could share its clock tick) or cannot
+    be read: such a home is checked. The periodic full pass re-checks only homes whose stamp
+    moved since the last one (holon.runtime.sweep)."""
+    dot = os.path.join(str(home.root), DOT)
+    limit = int(before * 1e9)
+    parts: list[int] = []
+    for name in STAMPED:
+        try:
+            st = os.stat(os.path.join(dot, name) if name else dot)
+        except FileNotFoundError:
+            parts.append(0)
+            continue
+        except OSError:
+            return None
+        if st.st_ctime_ns >= limit:
+            return None
+        parts += (st.st_ino, st.st_ctime_ns)
+    return hash(tuple(parts))  # ints hash alike in every process (no per-process salt)
 
 
 def _temp_left(directory: str) -> bool:

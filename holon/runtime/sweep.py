@@ -3,7 +3,9 @@
 Most passes read only the host due index (`holon.home.dueindex`): the agents it names are
 checked, ticked when due, and their entries settled. A full pass lists every home instead
 (registry plus $HOLON_HOME/agents), checks each one and rebuilds the index; it runs when the
-index says so (see `dueindex.needs_full_pass`). With a shard, only that shard's agents are
+index says so (see `dueindex.needs_full_pass`). A home whose stamp (`due.stamp`) and entries
+are as the last full pass left them, with no timer come, is not checked again: nothing the
+check reads changed since it found the home idle. With a shard, only that shard's agents are
 checked, ticked and settled. Ticking itself is the caller's (`tick_home`), so the idle path
 imports nothing heavier than the stdlib.
 """
@@ -16,7 +18,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from holon import clock
-from holon.agent.due import Due, check
+from holon.agent.due import Due, check, stamp
 from holon.home import dueindex, registry
 from holon.home.layout import Home, is_home
 from holon.home.shard import Shard
@@ -29,6 +31,12 @@ Report = dict[str, Any]
 class Pass(NamedTuple):
     full: bool
     next_at: float | None  # when a watcher should pass again without an event (clock.now_ts)
+
+
+class Visit(NamedTuple):
+    later: float | None  # when to look at the home again (None: only when something marks it)
+    left: str | None  # the entry suffix the visit left ("" now, "@ms" a timer, None no entry)
+    ticked: bool
 
 
 def sweep(
@@ -71,15 +79,40 @@ def _full(tick_home, on_report, owns, label, stop) -> Pass:
         if where not in known:  # gone, broken (its repair makes a full pass), or not --all's
             for name in names:
                 dueindex.unlink(name)
-    next_at = None
+    next_at, before, after = None, dueindex.stamps(label), {}
     for home in homes:
         if stop():
             return Pass(True, clock.now_ts())
         if owns(home.agent_id):
-            later = _visit(home, by_target.get(str(home.root), []), tick_home, on_report, True)
-            next_at = _min(next_at, later)
+            root = str(home.root)
+            mark = stamp(home, started - dueindex.SETTLE_S)  # before the check: a change
+            names = by_target.get(root, [])  # after it moves the stamp the next pass sees
+            kept = before.get(root)
+            if mark is not None and kept is not None and kept[0] == mark:
+                at = _as_left(kept[1], names)
+                if at is not False:  # unchanged since a pass found it idle: still idle
+                    on_report({"agent_id": home.agent_id, "outcome": "idle"})
+                    after[root], next_at = kept, _min(next_at, at)
+                    continue
+            visit = _visit(home, names, tick_home, on_report, True)
+            next_at = _min(next_at, visit.later)
+            if mark is not None and not visit.ticked and visit.left != "":
+                after[root] = [mark, visit.left]
     dueindex.record_full_pass(label, started, seen, bad)
+    dueindex.record_stamps(label, after)
     return Pass(True, _min(next_at, clock.now_ts() + dueindex.FULL_PASS_EVERY_S))
+
+
+def _as_left(left: object, names: list[str]) -> float | None | bool:
+    """Are a home's entries `names` as a visit left them (`left`: None no entry, "@ms" one
+    timer entry), with the timer still ahead? Its time (None: no timer), False when not."""
+    if left is None:
+        return None if not names else False
+    if not (isinstance(left, str) and len(names) == 1 and names[0].endswith(left)):
+        return False
+    parsed = dueindex.parse(names[0])
+    at = parsed[1] if parsed else None
+    return at if at is not None and at > clock.now_ts() else False
 
 
 def _indexed(tick_home, on_report, owns, stop) -> Pass:
@@ -107,21 +140,21 @@ def _indexed(tick_home, on_report, owns, stop) -> Pass:
             for name in names:
                 dueindex.unlink(name)
         elif owns(home.agent_id):
-            next_at = _min(next_at, _visit(home, names, tick_home, on_report, False))
+            next_at = _min(next_at, _visit(home, names, tick_home, on_report, False).later)
     return Pass(False, next_at)
 
 
-def _visit(home: Home, names: list[str], tick_home, on_report, report_idle: bool) -> float | None:
+def _visit(home: Home, names: list[str], tick_home, on_report, report_idle: bool) -> Visit:
     """Check `home`, tick it when due, then settle its entries: an entry is removed only when
-    the agent is found idle, removing first and checking again after. Returns when to look
-    at it again (None: only when something marks it)."""
+    the agent is found idle, removing first and checking again after."""
     state = check(home)
-    if state.reasons:
+    ticked = bool(state.reasons)
+    if ticked:
         report = tick_home(home)
         on_report(report)
         if report.get("outcome") in ("busy", "error"):  # not ours to settle now
             dueindex.mark(home.root)
-            return clock.now_ts() + HELD_RECHECK_S
+            return Visit(clock.now_ts() + HELD_RECHECK_S, "", True)
         state = check(home)
         now_name = dueindex.entry_name(home.root)  # the tick's own admissions marked it
         names = names if now_name in names else [*names, now_name]
@@ -139,10 +172,10 @@ def _visit(home: Home, names: list[str], tick_home, on_report, report_idle: bool
             state = check(home)  # a mark made before the removal is seen now
             want = _want(state)
     if want is None:
-        return None
+        return Visit(None, None, ticked)
     at = None if want == "" else state.next_due
     dueindex.mark(home.root, at)
-    return clock.now_ts() + HELD_RECHECK_S if at is None else at
+    return Visit(clock.now_ts() + HELD_RECHECK_S if at is None else at, want, ticked)
 
 
 def _want(state: Due) -> str | None:
