@@ -94,6 +94,7 @@ def check(home: Home) -> Due:
 # what `check` reads, as paths under .holon ("" is .holon itself: the wake hint, next_due and
 # patches come and go there, and so do its crash temps and state.json)
 STAMPED = ("", NEXT_DUE, QUEUE_NEW, QUEUE_CUR, TASKS_ACTIVE, "timers", "indexes", "patches")
+_STAMPED_TAILS = tuple(os.sep + name if name else "" for name in STAMPED)
 
 
 def stamp(home: Home, before: float) -> int | None:
@@ -106,9 +107,9 @@ def stamp(home: Home, before: float) -> int | None:
     dot = os.path.join(str(home.root), DOT)
     limit = int(before * 1e9)
     parts: list[int] = []
-    for name in STAMPED:
+    for name in _STAMPED_TAILS:  # joined by hand: a full pass stamps every home
         try:
-            st = os.stat(os.path.join(dot, name) if name else dot)
+            st = os.stat(dot + name)
         except FileNotFoundError:
             parts.append(0)
             continue

@@ -139,3 +139,68 @@ def test_a_shard_ticks_and_settles_only_its_agents(model):
             assert outcome == "ran" and Shard(index, 2).owns(agent_id)
             seen[agent_id] = seen.get(agent_id, 0) + 1
     assert seen == {h.agent_id: 1 for h in homes} and entries() == []
+
+
+def periodic_pass_due() -> None:
+    """Make the last full pass FULL_PASS_EVERY_S old: the next pass is the periodic one."""
+    record = Path(dueindex.index_dir(), ".scan.json")
+    doc = json.loads(record.read_text())
+    doc["full_pass_at"] -= dueindex.FULL_PASS_EVERY_S
+    record.write_text(json.dumps(doc))
+
+
+def checked_in_pass(monkeypatch) -> tuple[list[str], dict[str, str]]:
+    """(the agents the pass ran the idle check on, agent id -> outcome) of one pass."""
+    from holon.runtime import sweep as sweep_module
+
+    looked: list[str] = []
+    real = sweep_module.check
+    monkeypatch.setattr(sweep_module, "check", lambda h: looked.append(h.agent_id) or real(h))
+    outcomes = run_pass()[1]
+    monkeypatch.setattr(sweep_module, "check", real)
+    return sorted(set(looked)), outcomes
+
+
+def quiet_since(homes, settle: float) -> None:
+    """Wait (bounded) until the homes' last change is more than `settle` seconds old, so a full
+    pass trusts their stamps."""
+    deadline = time.monotonic() + 10
+    newest = max(os.stat(p).st_ctime for h in homes for p in Path(h.root).rglob("*"))
+    while time.time() <= newest + 2 * settle and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def test_the_periodic_pass_rechecks_only_what_changed_behind_holons_back(
+    model, monkeypatch, tmp_path
+):
+    monkeypatch.setattr(dueindex, "SETTLE_S", 0.05)
+    homes = {n: init_home(None, n) for n in ("copied", "edited", "replaced", "timer", "still")}
+    for name in ("timer", "edited"):
+        nextdue.lower(homes[name], time.time() + 3600)
+    new = homes["copied"].queue.new
+    queue(homes["copied"])  # a message taken out now, to be copied in by hand later
+    (name,) = os.listdir(new)
+    os.rename(new / name, tmp_path / name)
+    dueindex.unlink(dueindex.entry_name(homes["copied"].root))
+    quiet_since(homes.values(), 0.05)
+    assert run_pass()[0]  # the first full pass stamps every home
+    assert checked_in_pass(monkeypatch)[0] == []  # no periodic pass yet, the timer is ahead
+    # behind holon's back: a message copied in, next_due rewritten in place, state.json replaced
+    shutil.copy(tmp_path / name, new / name)
+    with open(homes["edited"].next_due, "r+") as fh:  # in place: the directory does not change
+        fh.write(f"{time.time() - 1:.3f}")
+        fh.truncate()
+    state = homes["replaced"].state_json
+    shutil.copy(state, str(state) + ".new")
+    os.replace(str(state) + ".new", state)
+    periodic_pass_due()
+    looked, outcomes = checked_in_pass(monkeypatch)
+    assert looked == ["copied", "edited", "replaced"]  # the timer is ahead, "still" unchanged
+    assert outcomes["copied"] == "ran" and not homes["copied"].queue.pending()
+    assert not homes["edited"].next_due.exists()  # ticked: no timer there, the index refreshed
+    assert outcomes["replaced"] == outcomes["still"] == "idle"
+    # the clock moves past the recorded timer with no file changed: the next pass ticks it
+    monkeypatch.setenv("HOLON_NOW", str(time.time() + 7200))
+    periodic_pass_due()
+    looked, outcomes = checked_in_pass(monkeypatch)
+    assert "timer" in looked and "still" not in looked and not homes["timer"].next_due.exists()
