@@ -97,14 +97,15 @@ STAMPED = ("", NEXT_DUE, QUEUE_NEW, QUEUE_CUR, TASKS_ACTIVE, "timers", "indexes"
 _STAMPED_TAILS = tuple(os.sep + name if name else "" for name in STAMPED)
 
 
-def stamp(home: Home, before: float) -> int | None:
-    """A number that changes whenever what `check` reads may have changed: the inode and change
-    time of .holon, next_due and each directory `check` lists (a ctime no writer can set back;
-    a file added, removed or renamed in a directory changes the directory's). None when one of
+def stamp(root: str, before: float) -> int | None:
+    """A number that changes whenever what `check` reads in the home at `root` may have changed:
+    the inode and change time of .holon, next_due and each directory `check` lists (a ctime no
+    writer can set back; a file added, removed or renamed in a directory changes the
+    directory's). None when one of
     them changed after `before` (a change after the stamp could share its clock tick) or cannot
     be read: such a home is checked. The periodic full pass re-checks only homes whose stamp
     moved since the last one (holon.runtime.sweep)."""
-    dot = os.path.join(str(home.root), DOT)
+    dot = os.path.join(root, DOT)
     limit = int(before * 1e9)
     parts: list[int] = []
     for name in _STAMPED_TAILS:  # joined by hand: a full pass stamps every home

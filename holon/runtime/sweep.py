@@ -64,7 +64,14 @@ def sweep(
 
 def _full(tick_home, on_report, owns, label, stop) -> Pass:
     started, seen = time.time(), dueindex.signature()  # before listing: a change made after
-    homes, bad = registry.scan()  # the listing is a change the next pass sees
+    before, marks = dueindex.stamps(label), {}  # the listing is a change the next pass sees
+
+    def known(root: str) -> bool:  # stamped before anything is read: a later change moves it
+        marks[root] = stamp(root, started - dueindex.SETTLE_S)
+        kept = before.get(root)
+        return marks[root] is not None and kept is not None and kept[0] == marks[root]
+
+    homes, bad = registry.scan(known)
     for b in bad:
         if b["agent_id"] is None or owns(b["agent_id"]):
             on_report(_broken_report(b))
@@ -74,20 +81,18 @@ def _full(tick_home, on_report, owns, label, stop) -> Pass:
             continue
         where = dueindex.target(name)
         by_target.setdefault(os.path.abspath(where) if where else "", []).append(name)
-    known = {str(h.root) for h in homes}
+    listed = {h.given or str(h.root) for h in homes}
     for where, names in by_target.items():
-        if where not in known:  # gone, broken (its repair makes a full pass), or not --all's
+        if where not in listed:  # gone, broken (its repair makes a full pass), or not --all's
             for name in names:
                 dueindex.unlink(name)
-    next_at, before, after = None, dueindex.stamps(label), {}
+    next_at, after = None, {}
     for home in homes:
         if stop():
             return Pass(True, clock.now_ts())
         if owns(home.agent_id):
-            root = str(home.root)
-            mark = stamp(home, started - dueindex.SETTLE_S)  # before the check: a change
-            names = by_target.get(root, [])  # after it moves the stamp the next pass sees
-            kept = before.get(root)
+            root = home.given or str(home.root)
+            mark, kept, names = marks.get(root), before.get(root), by_target.get(root, [])
             if mark is not None and kept is not None and kept[0] == mark:
                 at = _as_left(kept[1], names)
                 if at is not False:  # unchanged since a pass found it idle: still idle
