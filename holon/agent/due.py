@@ -92,34 +92,62 @@ def check(home: Home) -> Due:
 
 
 # what `check` reads, as paths under .holon ("" is .holon itself: the wake hint, next_due and
-# patches come and go there, and so do its crash temps and state.json)
-STAMPED = ("", NEXT_DUE, QUEUE_NEW, QUEUE_CUR, TASKS_ACTIVE, "timers", "indexes", "patches")
-_STAMPED_TAILS = tuple(os.sep + name if name else "" for name in STAMPED)
+# patches come and go there, and so do its crash temps and state.json; "tasks" holds
+# tasks/active), and those whose absence their parent's stamp vouches for (making one changes
+# the parent's change time)
+STAMPED = (
+    "",
+    "tasks",
+    NEXT_DUE,
+    "patches",
+    TASKS_ACTIVE,
+    QUEUE_NEW,
+    QUEUE_CUR,
+    "timers",
+    "indexes",
+)
+_SKIPPABLE = frozenset((NEXT_DUE, "patches", TASKS_ACTIVE))
+_TAILS = tuple((os.sep + name if name else "", name in _SKIPPABLE) for name in STAMPED)
 
 
-def stamp(root: str, before: float) -> int | None:
+class Stamp(NamedTuple):
+    value: int
+    absent: int  # bit i set: STAMPED[i] did not exist
+
+
+def stamp(root: str, before: float, absent: int = 0) -> Stamp | None:
     """A number that changes whenever what `check` reads in the home at `root` may have changed:
     the inode and change time of .holon, next_due and each directory `check` lists (a ctime no
     writer can set back; a file added, removed or renamed in a directory changes the
-    directory's). None when one of
-    them changed after `before` (a change after the stamp could share its clock tick) or cannot
-    be read: such a home is checked. The periodic full pass re-checks only homes whose stamp
-    moved since the last one (holon.runtime.sweep)."""
+    directory's). None when one of them changed after `before` (a change after the stamp could
+    share its clock tick) or cannot be read: such a home is checked. The periodic full pass
+    re-checks only homes whose stamp moved since the last one (holon.runtime.sweep).
+
+    `absent`, the mask of an earlier stamp, spares the stats of the paths it found missing
+    whose parent is stamped too: while the parent is unchanged they are still missing, and
+    when it changed the value differs anyway. Such a value is for comparing only: a stamp to
+    keep is taken without `absent`."""
     dot = os.path.join(root, DOT)
     limit = int(before * 1e9)
     parts: list[int] = []
-    for name in _STAMPED_TAILS:  # joined by hand: a full pass stamps every home
+    missing = 0
+    for i, (tail, skippable) in enumerate(_TAILS):  # joined by hand: a full pass stamps all
+        if skippable and absent >> i & 1:
+            parts.append(0)
+            missing |= 1 << i
+            continue
         try:
-            st = os.stat(dot + name)
+            st = os.stat(dot + tail)
         except FileNotFoundError:
             parts.append(0)
+            missing |= 1 << i
             continue
         except OSError:
             return None
         if st.st_ctime_ns >= limit:
             return None
         parts += (st.st_ino, st.st_ctime_ns)
-    return hash(tuple(parts))  # ints hash alike in every process (no per-process salt)
+    return Stamp(hash(tuple(parts)), missing)  # ints hash alike in every process (no salt)
 
 
 def _temp_left(directory: str) -> bool:

@@ -191,7 +191,7 @@ def _stamps_file(shard: str | None) -> str:
 
 def stamps(shard: str | None) -> dict[str, list]:
     """What the last full pass left: home path -> [stamp, entry suffix ("@ms") or None (no
-    entry)]; empty when there is no readable record."""
+    entry), mask of the stamped paths missing]; empty when there is no readable record."""
     try:
         with open(_stamps_file(shard), "rb") as fh:
             homes = json.loads(fh.read())["homes"]

@@ -67,9 +67,14 @@ def _full(tick_home, on_report, owns, label, stop) -> Pass:
     before, marks = dueindex.stamps(label), {}  # the listing is a change the next pass sees
 
     def known(root: str) -> bool:  # stamped before anything is read: a later change moves it
-        marks[root] = stamp(root, started - dueindex.SETTLE_S)
-        kept = before.get(root)
-        return marks[root] is not None and kept is not None and kept[0] == marks[root]
+        kept, limit = before.get(root), started - dueindex.SETTLE_S
+        if isinstance(kept, list) and len(kept) == 3 and isinstance(kept[2], int):
+            now = stamp(root, limit, kept[2])
+            if now is not None and now.value == kept[0]:
+                marks[root] = now
+                return True
+        marks[root] = stamp(root, limit)
+        return False
 
     homes, bad = registry.scan(known)
     for b in bad:
@@ -93,7 +98,7 @@ def _full(tick_home, on_report, owns, label, stop) -> Pass:
         if owns(home.agent_id):
             root = home.given or str(home.root)
             mark, kept, names = marks.get(root), before.get(root), by_target.get(root, [])
-            if mark is not None and kept is not None and kept[0] == mark:
+            if mark is not None and kept is not None and kept[0] == mark.value:
                 at = _as_left(kept[1], names)
                 if at is not False:  # unchanged since a pass found it idle: still idle
                     on_report({"agent_id": home.agent_id, "outcome": "idle"})
@@ -102,7 +107,7 @@ def _full(tick_home, on_report, owns, label, stop) -> Pass:
             visit = _visit(home, names, tick_home, on_report, True)
             next_at = _min(next_at, visit.later)
             if mark is not None and not visit.ticked and visit.left != "":
-                after[root] = [mark, visit.left]
+                after[root] = [mark.value, visit.left, mark.absent]
     dueindex.record_full_pass(label, started, seen, bad)
     dueindex.record_stamps(label, after)
     return Pass(True, _min(next_at, clock.now_ts() + dueindex.FULL_PASS_EVERY_S))

@@ -174,7 +174,8 @@ def test_the_periodic_pass_rechecks_only_what_changed_behind_holons_back(
     model, monkeypatch, tmp_path
 ):
     monkeypatch.setattr(dueindex, "SETTLE_S", 0.05)
-    homes = {n: init_home(None, n) for n in ("copied", "edited", "replaced", "timer", "still")}
+    names = ("copied", "edited", "scheduled", "replaced", "timer", "still")
+    homes = {n: init_home(None, n) for n in names}
     for name in ("timer", "edited"):
         nextdue.lower(homes[name], time.time() + 3600)
     new = homes["copied"].queue.new
@@ -190,14 +191,16 @@ def test_the_periodic_pass_rechecks_only_what_changed_behind_holons_back(
     with open(homes["edited"].next_due, "r+") as fh:  # in place: the directory does not change
         fh.write(f"{time.time() - 1:.3f}")
         fh.truncate()
+    homes["scheduled"].next_due.write_text(f"{time.time() - 1}\n")  # where there was none
     state = homes["replaced"].state_json
     shutil.copy(state, str(state) + ".new")
     os.replace(str(state) + ".new", state)
     periodic_pass_due()
     looked, outcomes = checked_in_pass(monkeypatch)
-    assert looked == ["copied", "edited", "replaced"]  # the timer is ahead, "still" unchanged
+    assert looked == ["copied", "edited", "replaced", "scheduled"]  # not the timer (ahead)
     assert outcomes["copied"] == "ran" and not homes["copied"].queue.pending()
-    assert not homes["edited"].next_due.exists()  # ticked: no timer there, the index refreshed
+    for name in ("edited", "scheduled"):  # ticked: no timer there, the index refreshed
+        assert not homes[name].next_due.exists()
     assert outcomes["replaced"] == outcomes["still"] == "idle"
     # the clock moves past the recorded timer with no file changed: the next pass ticks it
     monkeypatch.setenv("HOLON_NOW", str(time.time() + 7200))
