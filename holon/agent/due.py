@@ -4,6 +4,9 @@ This is the idle hot path under cron: stdlib only, no JSON parsing of state,
 no locks. It errs towards "due" — a tick that finds nothing is harmless. A
 message deferred after a provider outage carries its not-before time in its
 file name and is not due before then.
+
+`stamp` says, with a few stats, whether anything the check reads may have changed since: the
+periodic full pass of `tick --all` checks again only the homes whose stamp moved.
 """
 
 from __future__ import annotations
