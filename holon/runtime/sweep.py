@@ -64,7 +64,7 @@ def sweep(
 
 def _full(tick_home, on_report, owns, label, stop) -> Pass:
     started, seen = time.time(), dueindex.signature()  # before listing: a change made after
-    before, marks = dueindex.stamps(label), {}  # the listing is a change the next pass sees
+    before, marks, vouched = dueindex.stamps(label), {}, set()  # is seen by the next pass
 
     def known(root: str) -> bool:  # stamped before anything is read: a later change moves it
         kept, limit = before.get(root), started - dueindex.SETTLE_S
@@ -72,6 +72,7 @@ def _full(tick_home, on_report, owns, label, stop) -> Pass:
             now = stamp(root, limit, kept[2])
             if now is not None and now.value == kept[0]:
                 marks[root] = now
+                vouched.add(root)
                 return True
         marks[root] = stamp(root, limit)
         return False
@@ -98,7 +99,7 @@ def _full(tick_home, on_report, owns, label, stop) -> Pass:
         if owns(home.agent_id):
             root = home.given or str(home.root)
             mark, kept, names = marks.get(root), before.get(root), by_target.get(root, [])
-            if mark is not None and kept is not None and kept[0] == mark.value:
+            if root in vouched:  # its stamp is the one the last full pass kept
                 at = _as_left(kept[1], names)
                 if at is not False:  # unchanged since a pass found it idle: still idle
                     on_report({"agent_id": home.agent_id, "outcome": "idle"})

@@ -207,3 +207,22 @@ def test_the_periodic_pass_rechecks_only_what_changed_behind_holons_back(
     periodic_pass_due()
     looked, outcomes = checked_in_pass(monkeypatch)
     assert "timer" in looked and "still" not in looked and not homes["timer"].next_due.exists()
+
+
+def test_an_unreadable_stamp_record_means_every_home_is_checked(model, monkeypatch):
+    monkeypatch.setattr(dueindex, "SETTLE_S", 0.05)
+    homes = [init_home(None, n) for n in ("a", "b")]
+    quiet_since(homes, 0.05)
+    run_pass()
+    periodic_pass_due()
+    assert checked_in_pass(monkeypatch)[0] == []  # both stamped and unchanged
+    root = json.dumps(str(homes[0].root))
+    for garbage in (
+        '{"homes": [1]}',
+        "{not",
+        f'{{"homes": {{{root}: 1}}}}',
+        f'{{"homes": {{{root}: [1]}}}}',
+    ):
+        Path(dueindex.index_dir(), ".stamps.json").write_text(garbage)
+        periodic_pass_due()
+        assert checked_in_pass(monkeypatch)[0] == ["a", "b"]
