@@ -214,10 +214,10 @@ def all_homes() -> list[Home]:
 
 
 def scan(
-    known: Callable[[str], bool] = lambda _path: False,
+    known: Callable[[str, str], bool] = lambda _path, _agent_id: False,
 ) -> tuple[list[Home], list[dict[str, str | None]]]:
     """(usable homes, broken ones) for listing and `tick --all`; never raises for one bad home.
-    `known(path)` True: the caller vouches that `path` is still the home it found there
+    `known(path, agent_id)` True: the caller vouches that `path` is still the home it found there
     (the periodic full pass: nothing in its .holon changed since), which spares a stat.
 
     As cheap as all_homes() plus one stat of agent.json per registered home: nothing is parsed but
@@ -237,7 +237,7 @@ def scan(
     under = os.path.abspath(base).rstrip(os.sep) + os.sep  # homes in here need no _mismatch
     for agent_id, path in registered.items():
         key = os.path.abspath(path)
-        home = known(key) or is_home(key)
+        home = known(key, agent_id) or is_home(key)
         problem = _mismatch(agent_id, key, base) if home and not key.startswith(under) else None
         if home and problem is None:
             seen[key] = Home(key, agent_id)
@@ -250,7 +250,7 @@ def scan(
         key = os.path.abspath(e.path)
         if key in seen or key in broken:
             continue
-        if known(key) or is_home(key):
+        if known(key, e.name) or is_home(key):
             seen[key] = Home(key, e.name)
         elif os.path.isdir(os.path.join(key, DOT)):  # a home whose agent.json is gone
             agent_json = os.path.join(key, DOT, "agent.json")

@@ -64,20 +64,8 @@ def sweep(
 
 def _full(tick_home, on_report, owns, label, stop) -> Pass:
     started, seen = time.time(), dueindex.signature()  # before listing: a change made after
-    before, marks, vouched = dueindex.stamps(label), {}, set()  # is seen by the next pass
-
-    def known(root: str) -> bool:  # stamped before anything is read: a later change moves it
-        kept, limit = before.get(root), started - dueindex.SETTLE_S
-        if isinstance(kept, list) and len(kept) == 3 and isinstance(kept[2], int):
-            now = stamp(root, limit, kept[2])
-            if now is not None and now.value == kept[0]:
-                marks[root] = now
-                vouched.add(root)
-                return True
-        marks[root] = stamp(root, limit)
-        return False
-
-    homes, bad = registry.scan(known)
+    stamps = _Stamps(label, started, owns)  # the listing is a change the next pass sees
+    homes, bad = registry.scan(stamps.known)
     for b in bad:
         if b["agent_id"] is None or owns(b["agent_id"]):
             on_report(_broken_report(b))
@@ -98,8 +86,8 @@ def _full(tick_home, on_report, owns, label, stop) -> Pass:
             return Pass(True, clock.now_ts())
         if owns(home.agent_id):
             root = home.given or str(home.root)
-            mark, kept, names = marks.get(root), before.get(root), by_target.get(root, [])
-            if root in vouched:  # its stamp is the one the last full pass kept
+            mark, kept, names = stamps.now.get(root), stamps.kept.get(root), by_target.get(root, [])
+            if root in stamps.vouched:  # its stamp is the one the last full pass kept
                 at = _as_left(kept[1], names)
                 if at is not False:  # unchanged since a pass found it idle: still idle
                     on_report({"agent_id": home.agent_id, "outcome": "idle"})
@@ -112,6 +100,30 @@ def _full(tick_home, on_report, owns, label, stop) -> Pass:
     dueindex.record_full_pass(label, started, seen, bad)
     dueindex.record_stamps(label, after)
     return Pass(True, _min(next_at, clock.now_ts() + dueindex.FULL_PASS_EVERY_S))
+
+
+class _Stamps:
+    """The stamps of a full pass (holon.agent.due.stamp): those the last one kept, and now's."""
+
+    def __init__(self, label: str | None, started: float, owns: Callable[[str], bool]) -> None:
+        self.kept, self.now = dueindex.stamps(label), {}
+        self.vouched: set[str] = set()
+        self.limit, self.owns = started - dueindex.SETTLE_S, owns
+
+    def known(self, root: str, agent_id: str) -> bool:
+        """Stamp the home at `root` before anything in it is read (a later change moves the
+        stamp); True when the stamp is the one kept (registry.scan then trusts it is a home)."""
+        if not self.owns(agent_id):
+            return False
+        kept = self.kept.get(root)
+        if isinstance(kept, list) and len(kept) == 3 and isinstance(kept[2], int):
+            now = stamp(root, self.limit, kept[2])
+            if now is not None and now.value == kept[0]:
+                self.now[root] = now
+                self.vouched.add(root)
+                return True
+        self.now[root] = stamp(root, self.limit)
+        return False
 
 
 def _as_left(left: object, names: list[str]) -> float | None | bool:

@@ -226,3 +226,15 @@ def test_an_unreadable_stamp_record_means_every_home_is_checked(model, monkeypat
         Path(dueindex.index_dir(), ".stamps.json").write_text(garbage)
         periodic_pass_due()
         assert checked_in_pass(monkeypatch)[0] == ["a", "b"]
+
+
+def test_a_shards_full_pass_stamps_only_its_agents(model, monkeypatch):
+    from holon.runtime import sweep as sweep_module
+
+    homes = [init_home(None, f"s{i}") for i in range(6)]
+    stamped: list[str] = []
+    real = sweep_module.stamp
+    monkeypatch.setattr(sweep_module, "stamp", lambda r, *a: stamped.append(r) or real(r, *a))
+    assert run_pass(Shard(0, 2))[0]
+    mine = {str(h.root) for h in homes if Shard(0, 2).owns(h.agent_id)}
+    assert mine and set(stamped) == mine
