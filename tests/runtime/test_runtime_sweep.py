@@ -238,3 +238,17 @@ def test_a_shards_full_pass_stamps_only_its_agents(model, monkeypatch):
     assert run_pass(Shard(0, 2))[0]
     mine = {str(h.root) for h in homes if Shard(0, 2).owns(h.agent_id)}
     assert mine and set(stamped) == mine
+
+
+def test_an_entry_removed_by_hand_is_restored_by_the_periodic_pass(model, monkeypatch):
+    monkeypatch.setattr(dueindex, "SETTLE_S", 0.05)
+    a = init_home(None, "a")
+    nextdue.lower(a, time.time() + 3600)
+    quiet_since([a], 0.05)
+    run_pass()
+    (name,) = entries()
+    periodic_pass_due()
+    assert checked_in_pass(monkeypatch)[0] == [] and entries() == [name]  # as it was left
+    dueindex.unlink(name)
+    periodic_pass_due()
+    assert checked_in_pass(monkeypatch)[0] == ["a"] and entries() == [name]
