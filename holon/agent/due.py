@@ -4,6 +4,9 @@ This is the idle hot path under cron: stdlib only, no JSON parsing of state,
 no locks. It errs towards "due" — a tick that finds nothing is harmless. A
 message deferred after a provider outage carries its not-before time in its
 file name and is not due before then.
+
+`stamp` says, with a few stats, whether anything the check reads may have changed since: the
+periodic full pass of `tick --all` checks again only the homes whose stamp moved.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import os
 from typing import NamedTuple
 
 from holon import clock
-from holon.home.layout import Home
+from holon.home.layout import DOT, NEXT_DUE, QUEUE_CUR, QUEUE_NEW, TASKS_ACTIVE, Home
 from holon.procs import supervises
 from holon.store.queue import not_before_of
 
@@ -89,6 +92,65 @@ def check(home: Home) -> Due:
     if _nonempty(os.path.join(dot, "patches")):  # an ApplyPatch journal: finish or undo it
         reasons.append("patch_recovery")
     return Due(reasons, next_due, active)
+
+
+# what `check` reads, as paths under .holon ("" is .holon itself: the wake hint, next_due and
+# patches come and go there, and so do its crash temps and state.json; "tasks" holds
+# tasks/active), and those whose absence their parent's stamp vouches for (making one changes
+# the parent's change time)
+STAMPED = (
+    "",
+    "tasks",
+    NEXT_DUE,
+    "patches",
+    TASKS_ACTIVE,
+    QUEUE_NEW,
+    QUEUE_CUR,
+    "timers",
+    "indexes",
+)
+_SKIPPABLE = frozenset((NEXT_DUE, "patches", TASKS_ACTIVE))
+_TAILS = tuple((os.sep + name if name else "", name in _SKIPPABLE) for name in STAMPED)
+
+
+class Stamp(NamedTuple):
+    value: int
+    absent: int  # bit i set: STAMPED[i] did not exist
+
+
+def stamp(root: str, before: float, absent: int = 0) -> Stamp | None:
+    """A number that changes whenever what `check` reads in the home at `root` may have changed:
+    the inode and change time of .holon, next_due and each directory `check` lists (a ctime no
+    writer can set back; a file added, removed or renamed in a directory changes the
+    directory's). None when one of them changed after `before` (a change after the stamp could
+    share its clock tick) or cannot be read: such a home is checked. The periodic full pass
+    re-checks only homes whose stamp moved since the last one (holon.runtime.sweep).
+
+    `absent`, the mask of an earlier stamp, spares the stats of the paths it found missing
+    whose parent is stamped too: while the parent is unchanged they are still missing, and
+    when it changed the value differs anyway. Such a value is for comparing only: a stamp to
+    keep is taken without `absent`."""
+    dot = os.path.join(root, DOT)
+    limit = int(before * 1e9)
+    parts: list[int] = []
+    missing = 0
+    for i, (tail, skippable) in enumerate(_TAILS):  # joined by hand: a full pass stamps all
+        if skippable and absent >> i & 1:
+            parts.append(0)
+            missing |= 1 << i
+            continue
+        try:
+            st = os.stat(dot + tail)
+        except FileNotFoundError:
+            parts.append(0)
+            missing |= 1 << i
+            continue
+        except OSError:
+            return None
+        if st.st_ctime_ns >= limit:
+            return None
+        parts += (st.st_ino, st.st_ctime_ns)
+    return Stamp(hash(tuple(parts)), missing)  # ints hash alike in every process (no salt)
 
 
 def _temp_left(directory: str) -> bool:

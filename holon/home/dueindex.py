@@ -19,6 +19,10 @@ The index may be early, never late:
   written by another holon, copied in or registered elsewhere are found by the full pass, run
   when the index has no pass record (`.scan[.K-of-N].json`), when registry.json or the agents
   directory changed since, when a home reported broken changed, and every FULL_PASS_EVERY_S;
+  the periodic pass re-checks only the homes whose stamp (holon.agent.due.stamp: the inodes and
+  change times of what the idle check reads) moved since the last pass or whose entries are
+  not as that pass left them (`.stamps[.K-of-N].json`), and every home with work or a timer
+  that has come;
 - holon's own changes to the homes (`holon init`, a child archived, an agent forgotten) are
   made under the registry lock and carried into the index by the writer (`advance`): it marks
   the new home, then moves each pass record that was current before the change to the
@@ -40,7 +44,7 @@ from holon.home import relocate
 from holon.home.layout import is_home
 from holon.paths import agents_dir, holon_home, registry_path
 from holon.store import crashpoint
-from holon.store.atomic import DIR_MODE, write_json
+from holon.store.atomic import DIR_MODE, dumps, write_bytes, write_json
 from holon.vocab import SCHEMA_VERSION
 
 FULL_PASS_EVERY_S = 600.0  # a full pass at least this often (homes no writer marked)
@@ -179,6 +183,31 @@ def record_full_pass(
         write_json(_scan_file(shard), record)
     except OSError:
         pass  # the next pass is a full one again
+
+
+def _stamps_file(shard: str | None) -> str:
+    return os.path.join(index_dir(), f".stamps.{shard}.json" if shard else ".stamps.json")
+
+
+def stamps(shard: str | None) -> dict[str, list]:
+    """What the last full pass left: home path -> [stamp, entry suffix ("@ms") or None (no
+    entry), mask of the stamped paths missing]; empty when there is no readable record."""
+    try:
+        with open(_stamps_file(shard), "rb") as fh:
+            homes = json.loads(fh.read())["homes"]
+        return homes if isinstance(homes, dict) else {}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def record_stamps(shard: str | None, homes: dict[str, list]) -> None:
+    """Write what a full pass left (see `stamps`). Never raises: without it the next full pass
+    checks every home."""
+    doc = {"schema_version": SCHEMA_VERSION, "homes": homes}
+    try:
+        write_bytes(_stamps_file(shard), dumps(doc).encode("utf-8"))
+    except OSError:
+        pass
 
 
 def advance(

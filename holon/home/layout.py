@@ -125,9 +125,17 @@ class Home:
     """Paths of one agent home. Creates nothing on construction."""
 
     def __init__(self, root: str | Path, agent_id: str | None = None) -> None:
-        self.root = Path(root).absolute()
+        # an absolute string is kept and made a Path when first asked for: a full pass of
+        # `tick --all` builds a Home for each of thousands of homes and looks into few
+        self.given = root if isinstance(root, str) and os.path.isabs(root) else None
+        if self.given is None:
+            self.root = Path(root).absolute()
         self._agent_id = agent_id
         self._runtime_ready = False
+
+    @cached_property
+    def root(self) -> Path:  # set in __init__ unless the root was given as an absolute string
+        return Path(self.given or "")
 
     def __repr__(self) -> str:
         return f"Home({str(self.root)!r})"

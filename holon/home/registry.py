@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -213,8 +213,12 @@ def all_homes() -> list[Home]:
     return sorted(seen.values(), key=lambda h: h.agent_id)
 
 
-def scan() -> tuple[list[Home], list[dict[str, str | None]]]:
+def scan(
+    known: Callable[[str, str], bool] = lambda _path, _agent_id: False,
+) -> tuple[list[Home], list[dict[str, str | None]]]:
     """(usable homes, broken ones) for listing and `tick --all`; never raises for one bad home.
+    `known(path, agent_id)` True: the caller vouches that `path` is still the home it found there
+    (the periodic full pass: nothing in its .holon changed since), which spares a stat.
 
     As cheap as all_homes() plus one stat of agent.json per registered home: nothing is parsed but
     registry.json. A broken entry is {"agent_id", "home", "status", "problem", "file"}: status
@@ -230,10 +234,11 @@ def scan() -> tuple[list[Home], list[dict[str, str | None]]]:
         path = os.fspath(registry_path())
         broken[path] = _broken(None, os.fspath(holon_home()), "broken", exc.message, path)
     base = os.fspath(holon_home())
+    under = os.path.abspath(base).rstrip(os.sep) + os.sep  # homes in here need no _mismatch
     for agent_id, path in registered.items():
         key = os.path.abspath(path)
-        home = is_home(key)
-        problem = _mismatch(agent_id, key, base) if home else None
+        home = known(key, agent_id) or is_home(key)
+        problem = _mismatch(agent_id, key, base) if home and not key.startswith(under) else None
         if home and problem is None:
             seen[key] = Home(key, agent_id)
         elif problem is not None:
@@ -245,7 +250,7 @@ def scan() -> tuple[list[Home], list[dict[str, str | None]]]:
         key = os.path.abspath(e.path)
         if key in seen or key in broken:
             continue
-        if is_home(key):
+        if known(key, e.name) or is_home(key):
             seen[key] = Home(key, e.name)
         elif os.path.isdir(os.path.join(key, DOT)):  # a home whose agent.json is gone
             agent_json = os.path.join(key, DOT, "agent.json")

@@ -3,7 +3,9 @@
 Most passes read only the host due index (`holon.home.dueindex`): the agents it names are
 checked, ticked when due, and their entries settled. A full pass lists every home instead
 (registry plus $HOLON_HOME/agents), checks each one and rebuilds the index; it runs when the
-index says so (see `dueindex.needs_full_pass`). With a shard, only that shard's agents are
+index says so (see `dueindex.needs_full_pass`). A home whose stamp (`due.stamp`) and entries
+are as the last full pass left them, with no timer come, is not checked again: nothing the
+check reads changed since it found the home idle. With a shard, only that shard's agents are
 checked, ticked and settled. Ticking itself is the caller's (`tick_home`), so the idle path
 imports nothing heavier than the stdlib.
 """
@@ -16,7 +18,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from holon import clock
-from holon.agent.due import Due, check
+from holon.agent.due import Due, check, stamp
 from holon.home import dueindex, registry
 from holon.home.layout import Home, is_home
 from holon.home.shard import Shard
@@ -29,6 +31,12 @@ Report = dict[str, Any]
 class Pass(NamedTuple):
     full: bool
     next_at: float | None  # when a watcher should pass again without an event (clock.now_ts)
+
+
+class Visit(NamedTuple):
+    later: float | None  # when to look at the home again (None: only when something marks it)
+    left: str | None  # the entry suffix the visit left ("" now, "@ms" a timer, None no entry)
+    ticked: bool
 
 
 def sweep(
@@ -56,7 +64,8 @@ def sweep(
 
 def _full(tick_home, on_report, owns, label, stop) -> Pass:
     started, seen = time.time(), dueindex.signature()  # before listing: a change made after
-    homes, bad = registry.scan()  # the listing is a change the next pass sees
+    stamps = _Stamps(label, started, owns)  # the listing is a change the next pass sees
+    homes, bad = registry.scan(stamps.known)
     for b in bad:
         if b["agent_id"] is None or owns(b["agent_id"]):
             on_report(_broken_report(b))
@@ -66,20 +75,67 @@ def _full(tick_home, on_report, owns, label, stop) -> Pass:
             continue
         where = dueindex.target(name)
         by_target.setdefault(os.path.abspath(where) if where else "", []).append(name)
-    known = {str(h.root) for h in homes}
+    listed = {h.given or str(h.root) for h in homes}
     for where, names in by_target.items():
-        if where not in known:  # gone, broken (its repair makes a full pass), or not --all's
+        if where not in listed:  # gone, broken (its repair makes a full pass), or not --all's
             for name in names:
                 dueindex.unlink(name)
-    next_at = None
+    next_at, after = None, {}
     for home in homes:
         if stop():
             return Pass(True, clock.now_ts())
         if owns(home.agent_id):
-            later = _visit(home, by_target.get(str(home.root), []), tick_home, on_report, True)
-            next_at = _min(next_at, later)
+            root = home.given or str(home.root)
+            mark, kept, names = stamps.now.get(root), stamps.kept.get(root), by_target.get(root, [])
+            if root in stamps.vouched:  # its stamp is the one the last full pass kept
+                at = _as_left(kept[1], names)
+                if at is not False:  # unchanged since a pass found it idle: still idle
+                    on_report({"agent_id": home.agent_id, "outcome": "idle"})
+                    after[root], next_at = kept, _min(next_at, at)
+                    continue
+            visit = _visit(home, names, tick_home, on_report, True)
+            next_at = _min(next_at, visit.later)
+            if mark is not None and not visit.ticked and visit.left != "":
+                after[root] = [mark.value, visit.left, mark.absent]
     dueindex.record_full_pass(label, started, seen, bad)
+    dueindex.record_stamps(label, after)
     return Pass(True, _min(next_at, clock.now_ts() + dueindex.FULL_PASS_EVERY_S))
+
+
+class _Stamps:
+    """The stamps of a full pass (holon.agent.due.stamp): those the last one kept, and now's."""
+
+    def __init__(self, label: str | None, started: float, owns: Callable[[str], bool]) -> None:
+        self.kept, self.now = dueindex.stamps(label), {}
+        self.vouched: set[str] = set()
+        self.limit, self.owns = started - dueindex.SETTLE_S, owns
+
+    def known(self, root: str, agent_id: str) -> bool:
+        """Stamp the home at `root` before anything in it is read (a later change moves the
+        stamp); True when the stamp is the one kept (registry.scan then trusts it is a home)."""
+        if not self.owns(agent_id):
+            return False
+        kept = self.kept.get(root)
+        if isinstance(kept, list) and len(kept) == 3 and isinstance(kept[2], int):
+            now = stamp(root, self.limit, kept[2])
+            if now is not None and now.value == kept[0]:
+                self.now[root] = now
+                self.vouched.add(root)
+                return True
+        self.now[root] = stamp(root, self.limit)
+        return False
+
+
+def _as_left(left: object, names: list[str]) -> float | None | bool:
+    """Are a home's entries `names` as a visit left them (`left`: None no entry, "@ms" one
+    timer entry), with the timer still ahead? Its time (None: no timer), False when not."""
+    if left is None:
+        return None if not names else False
+    if not (isinstance(left, str) and len(names) == 1 and names[0].endswith(left)):
+        return False
+    parsed = dueindex.parse(names[0])
+    at = parsed[1] if parsed else None
+    return at if at is not None and at > clock.now_ts() else False
 
 
 def _indexed(tick_home, on_report, owns, stop) -> Pass:
@@ -107,21 +163,21 @@ def _indexed(tick_home, on_report, owns, stop) -> Pass:
             for name in names:
                 dueindex.unlink(name)
         elif owns(home.agent_id):
-            next_at = _min(next_at, _visit(home, names, tick_home, on_report, False))
+            next_at = _min(next_at, _visit(home, names, tick_home, on_report, False).later)
     return Pass(False, next_at)
 
 
-def _visit(home: Home, names: list[str], tick_home, on_report, report_idle: bool) -> float | None:
+def _visit(home: Home, names: list[str], tick_home, on_report, report_idle: bool) -> Visit:
     """Check `home`, tick it when due, then settle its entries: an entry is removed only when
-    the agent is found idle, removing first and checking again after. Returns when to look
-    at it again (None: only when something marks it)."""
+    the agent is found idle, removing first and checking again after."""
     state = check(home)
-    if state.reasons:
+    ticked = bool(state.reasons)
+    if ticked:
         report = tick_home(home)
         on_report(report)
         if report.get("outcome") in ("busy", "error"):  # not ours to settle now
             dueindex.mark(home.root)
-            return clock.now_ts() + HELD_RECHECK_S
+            return Visit(clock.now_ts() + HELD_RECHECK_S, "", True)
         state = check(home)
         now_name = dueindex.entry_name(home.root)  # the tick's own admissions marked it
         names = names if now_name in names else [*names, now_name]
@@ -139,10 +195,10 @@ def _visit(home: Home, names: list[str], tick_home, on_report, report_idle: bool
             state = check(home)  # a mark made before the removal is seen now
             want = _want(state)
     if want is None:
-        return None
+        return Visit(None, None, ticked)
     at = None if want == "" else state.next_due
     dueindex.mark(home.root, at)
-    return clock.now_ts() + HELD_RECHECK_S if at is None else at
+    return Visit(clock.now_ts() + HELD_RECHECK_S if at is None else at, want, ticked)
 
 
 def _want(state: Due) -> str | None:

@@ -16,7 +16,7 @@ from holon.store.atomic import write_json
 def _path_attributes(home: Home) -> dict[str, Path]:
     out = {}
     for name, attr in vars(Home).items():
-        if isinstance(attr, (property, cached_property)) and name != "agent_id":
+        if isinstance(attr, (property, cached_property)) and name not in ("agent_id", "root"):
             value = getattr(home, name)
             if isinstance(value, Path):
                 out[name] = value

@@ -139,3 +139,116 @@ def test_a_shard_ticks_and_settles_only_its_agents(model):
             assert outcome == "ran" and Shard(index, 2).owns(agent_id)
             seen[agent_id] = seen.get(agent_id, 0) + 1
     assert seen == {h.agent_id: 1 for h in homes} and entries() == []
+
+
+def periodic_pass_due() -> None:
+    """Make the last full pass FULL_PASS_EVERY_S old: the next pass is the periodic one."""
+    record = Path(dueindex.index_dir(), ".scan.json")
+    doc = json.loads(record.read_text())
+    doc["full_pass_at"] -= dueindex.FULL_PASS_EVERY_S
+    record.write_text(json.dumps(doc))
+
+
+def checked_in_pass(monkeypatch) -> tuple[list[str], dict[str, str]]:
+    """(the agents the pass ran the idle check on, agent id -> outcome) of one pass."""
+    from holon.runtime import sweep as sweep_module
+
+    looked: list[str] = []
+    real = sweep_module.check
+    monkeypatch.setattr(sweep_module, "check", lambda h: looked.append(h.agent_id) or real(h))
+    outcomes = run_pass()[1]
+    monkeypatch.setattr(sweep_module, "check", real)
+    return sorted(set(looked)), outcomes
+
+
+def quiet_since(homes, settle: float) -> None:
+    """Wait (bounded) until the homes' last change is more than `settle` seconds old, so a full
+    pass trusts their stamps."""
+    deadline = time.monotonic() + 10
+    newest = max(os.stat(p).st_ctime for h in homes for p in Path(h.root).rglob("*"))
+    while time.time() <= newest + 2 * settle and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def test_the_periodic_pass_rechecks_only_what_changed_behind_holons_back(
+    model, monkeypatch, tmp_path
+):
+    monkeypatch.setattr(dueindex, "SETTLE_S", 0.05)
+    names = ("copied", "edited", "scheduled", "replaced", "timer", "still")
+    homes = {n: init_home(None, n) for n in names}
+    for name in ("timer", "edited"):
+        nextdue.lower(homes[name], time.time() + 3600)
+    new = homes["copied"].queue.new
+    queue(homes["copied"])  # a message taken out now, to be copied in by hand later
+    (name,) = os.listdir(new)
+    os.rename(new / name, tmp_path / name)
+    dueindex.unlink(dueindex.entry_name(homes["copied"].root))
+    quiet_since(homes.values(), 0.05)
+    assert run_pass()[0]  # the first full pass stamps every home
+    assert checked_in_pass(monkeypatch)[0] == []  # no periodic pass yet, the timer is ahead
+    # behind holon's back: a message copied in, next_due rewritten in place, state.json replaced
+    shutil.copy(tmp_path / name, new / name)
+    with open(homes["edited"].next_due, "r+") as fh:  # in place: the directory does not change
+        fh.write(f"{time.time() - 1:.3f}")
+        fh.truncate()
+    homes["scheduled"].next_due.write_text(f"{time.time() - 1}\n")  # where there was none
+    state = homes["replaced"].state_json
+    shutil.copy(state, str(state) + ".new")
+    os.replace(str(state) + ".new", state)
+    periodic_pass_due()
+    looked, outcomes = checked_in_pass(monkeypatch)
+    assert looked == ["copied", "edited", "replaced", "scheduled"]  # not the timer (ahead)
+    assert outcomes["copied"] == "ran" and not homes["copied"].queue.pending()
+    for name in ("edited", "scheduled"):  # ticked: no timer there, the index refreshed
+        assert not homes[name].next_due.exists()
+    assert outcomes["replaced"] == outcomes["still"] == "idle"
+    # the clock moves past the recorded timer with no file changed: the next pass ticks it
+    monkeypatch.setenv("HOLON_NOW", str(time.time() + 7200))
+    periodic_pass_due()
+    looked, outcomes = checked_in_pass(monkeypatch)
+    assert "timer" in looked and "still" not in looked and not homes["timer"].next_due.exists()
+
+
+def test_an_unreadable_stamp_record_means_every_home_is_checked(model, monkeypatch):
+    monkeypatch.setattr(dueindex, "SETTLE_S", 0.05)
+    homes = [init_home(None, n) for n in ("a", "b")]
+    quiet_since(homes, 0.05)
+    run_pass()
+    periodic_pass_due()
+    assert checked_in_pass(monkeypatch)[0] == []  # both stamped and unchanged
+    root = json.dumps(str(homes[0].root))
+    for garbage in (
+        '{"homes": [1]}',
+        "{not",
+        f'{{"homes": {{{root}: 1}}}}',
+        f'{{"homes": {{{root}: [1]}}}}',
+    ):
+        Path(dueindex.index_dir(), ".stamps.json").write_text(garbage)
+        periodic_pass_due()
+        assert checked_in_pass(monkeypatch)[0] == ["a", "b"]
+
+
+def test_a_shards_full_pass_stamps_only_its_agents(model, monkeypatch):
+    from holon.runtime import sweep as sweep_module
+
+    homes = [init_home(None, f"s{i}") for i in range(6)]
+    stamped: list[str] = []
+    real = sweep_module.stamp
+    monkeypatch.setattr(sweep_module, "stamp", lambda r, *a: stamped.append(r) or real(r, *a))
+    assert run_pass(Shard(0, 2))[0]
+    mine = {str(h.root) for h in homes if Shard(0, 2).owns(h.agent_id)}
+    assert mine and set(stamped) == mine
+
+
+def test_an_entry_removed_by_hand_is_restored_by_the_periodic_pass(model, monkeypatch):
+    monkeypatch.setattr(dueindex, "SETTLE_S", 0.05)
+    a = init_home(None, "a")
+    nextdue.lower(a, time.time() + 3600)
+    quiet_since([a], 0.05)
+    run_pass()
+    (name,) = entries()
+    periodic_pass_due()
+    assert checked_in_pass(monkeypatch)[0] == [] and entries() == [name]  # as it was left
+    dueindex.unlink(name)
+    periodic_pass_due()
+    assert checked_in_pass(monkeypatch)[0] == ["a"] and entries() == [name]
