@@ -12,7 +12,7 @@ import time
 import pytest
 
 from holon.agent import admission
-from holon.cli import entry, tickfast
+from holon.cli import entry, tickfast, ticking
 from holon.cli import main as click_main
 from holon.home import dueindex
 from holon.home.init import init_home
@@ -197,3 +197,17 @@ def test_the_plain_forms_parse():
         "log": True,
     }
     assert tickfast.parse(["tick", "--shard=1/4", "--json", "--all"])["shard"] == "1/4"
+
+
+@pytest.mark.parametrize("err", [False, True])
+def test_write_is_click_echo_in_the_click_group(capsysbinary, err):
+    """The fast path prints with ticking.write what the click path prints with click.echo (the
+    root group runs with color=True: escape sequences are kept for a pipe)."""
+    import click
+
+    text = "b: missing /x\n  é \x1b[31m"
+    ticking.write(text, err=err)
+    fast = capsysbinary.readouterr()
+    with click.Context(click.Command("tick"), color=True):
+        click.echo(text, err=err)
+    assert capsysbinary.readouterr() == fast and (fast.err if err else fast.out)
