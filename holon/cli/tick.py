@@ -1,4 +1,6 @@
-"""`holon tick`: run due work. The idle path imports nothing beyond click and the stdlib."""
+"""`holon tick`: run due work. Its options and per-agent tick are here; the pass and the report
+are `holon.cli.ticking`'s, which a scheduler's idle tick runs without click (`holon.cli.tickfast`).
+The idle path imports nothing beyond click and the stdlib."""
 
 from __future__ import annotations
 

@@ -211,3 +211,9 @@ def test_write_is_click_echo_in_the_click_group(capsysbinary, err):
     with click.Context(click.Command("tick"), color=True):
         click.echo(text, err=err)
     assert capsysbinary.readouterr() == fast and (fast.err if err else fast.out)
+
+
+def test_shell_completion_is_clicks(monkeypatch):
+    assert tickfast.parse(["tick", "a"]) is not None
+    monkeypatch.setenv("_HOLON_COMPLETE", "bash_complete")
+    assert tickfast.parse(["tick", "a"]) is None
