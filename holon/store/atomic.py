@@ -75,8 +75,11 @@ def fsync_dir(path: str | os.PathLike) -> None:
         os.close(fd)
 
 
-def stage_bytes(path: str | os.PathLike, data: bytes, *, mode: int | None = None) -> Path:
+def stage_bytes(
+    path: str | os.PathLike, data: bytes, *, mode: int | None = None, durable: bool = True
+) -> Path:
     """Write `data` to a fsynced temp file beside `path` and return it; os.replace it into place.
+    Without `durable` nothing is fsynced: for a derived file that checks itself when read.
 
     `mode` defaults to the mode of the existing file (so replacement keeps an
     executable bit), else 0o600 narrowed by the umask (runtime files are private).
@@ -94,7 +97,8 @@ def stage_bytes(path: str | os.PathLike, data: bytes, *, mode: int | None = None
     try:
         write_all(fd, data, "atomic.write")
         os.fchmod(fd, mode)
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     except BaseException:
         os.close(fd)
         try:
@@ -106,10 +110,17 @@ def stage_bytes(path: str | os.PathLike, data: bytes, *, mode: int | None = None
     return tmp
 
 
-def write_bytes(path: str | os.PathLike, data: bytes, *, mode: int | None = None) -> None:
-    """Replace `path` with `data` atomically; readers see the old or the new file, never half."""
+def write_bytes(
+    path: str | os.PathLike, data: bytes, *, mode: int | None = None, durable: bool = True
+) -> None:
+    """Replace `path` with `data` atomically; readers see the old or the new file, never half.
+    Without `durable` nothing is fsynced (a crash may leave the old file, or an empty or partial
+    one): only for a derived file that is checked when read and made again when it fails."""
     path = Path(path)
-    tmp = stage_bytes(path, data, mode=mode)
+    tmp = stage_bytes(path, data, mode=mode, durable=durable)
+    if not durable:  # no crash point: a derived file is no step of a durable change
+        os.replace(tmp, path)
+        return
     try:
         crashpoint.step("atomic.replace")
     except BaseException:

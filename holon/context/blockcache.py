@@ -1,0 +1,81 @@
+"""The episode block kept between ticks: `.holon/indexes/episode_block.json`.
+
+The block (holon.context.earlier) changes only when a compaction moves the window start or appends
+to the episode or roll-up ledger, yet every tick is a new process, and making it reads and fits
+more records the older the agent is (up to a roll-up's fan-out per refinement step). So the last
+block is kept with its key: the window start, the room, and each ledger's logical end, inode and
+mtime (append-only ledgers: a ledger that changed in any way has another key). The file is
+derived: written without fsync, it carries a digest of its content, and one that is missing,
+torn, of another key or another format is simply made again from the ledgers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any
+
+from holon.home.layout import Home
+from holon.store import jsonl
+from holon.store.atomic import write_bytes
+
+FORMAT = 1  # raise when the block's layout (holon.context.earlier) changes
+MAX_BYTES = 4 << 20
+
+Parts = list[tuple[list[str], str]]
+
+
+def key(home: Home, start: int, room: int) -> list[Any]:
+    """What the block for window start `start` and `room` tokens is made from."""
+    return [FORMAT, start, room, _stamp(home.context_rollups), _stamp(home.context_episodes)]
+
+
+def _stamp(path: os.PathLike) -> list[int]:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return [jsonl.end_offset(path), 0, 0]  # rotated away: its segments still count
+    return [jsonl.end_offset(path), st.st_ino, st.st_mtime_ns]
+
+
+def load(home: Home, key_: list[Any]) -> Parts | None:
+    """The block kept for `key_`, or None (no file, another key, or a file that fails its check).
+    The file is a header line (key and the digest of the rest), then the parts as JSON."""
+    try:
+        with open(home.episode_block, "rb") as fh:
+            head, _, body = fh.read(MAX_BYTES).partition(b"\n")
+        header = json.loads(head)
+        if header.get("key") != key_ or header.get("digest") != _digest(body):
+            return None
+        parts = json.loads(body)
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(parts, list) or not all(_part(p) for p in parts):
+        return None
+    return [(list(ids), text) for ids, text in parts]
+
+
+def _digest(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()
+
+
+def _part(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and len(value) == 2
+        and isinstance(value[0], list)
+        and all(isinstance(i, str) for i in value[0])
+        and isinstance(value[1], str)
+    )
+
+
+def save(home: Home, key_: list[Any], parts: Parts) -> None:
+    """Keep `parts` as the block for `key_`; a file that cannot be written is only a lost cache."""
+    body = json.dumps([[list(ids), text] for ids, text in parts], ensure_ascii=False).encode()
+    head = json.dumps({"key": key_, "digest": _digest(body)}).encode()
+    try:
+        home.indexes.mkdir(parents=True, exist_ok=True)
+        write_bytes(home.episode_block, head + b"\n" + body, durable=False)
+    except OSError:
+        pass
