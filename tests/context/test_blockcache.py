@@ -8,8 +8,7 @@ import os
 import pytest
 
 from holon.context import blockcache, earlier, rollups
-from holon.store import crashpoint
-from holon.store import jsonl
+from holon.store import crashpoint, jsonl
 from tests.context.test_rollups import SPAN, _episode, _episodes
 
 ROOM = 3000
