@@ -3,10 +3,18 @@
 The block (holon.context.earlier) changes only when a compaction moves the window start or appends
 to the episode or roll-up ledger, yet every tick is a new process, and making it reads and fits
 more records the older the agent is (up to a roll-up's fan-out per refinement step). So the last
-block is kept with its key: the window start, the room, and each ledger's logical end, inode and
-mtime (append-only ledgers: a ledger that changed in any way has another key). The file is
-derived: written without fsync, it carries a digest of its content, and one that is missing,
-torn, of another key or another format is simply made again from the ledgers.
+block is kept with two keys:
+
+1. Its stamp: the window start, the room, and each ledger's logical end, inode and mtime
+   (append-only ledgers: a ledger that changed in any way has another stamp). A tick that finds
+   the same stamp reads nothing else.
+2. Its cover: the room and the ids of the records that cover the folded turns (the frontier and
+   the episodes after it, holon.context.earlier.cover). Records are immutable, and refining and
+   fitting them is deterministic, so a compaction that folds turns into the open episode (most
+   do) and leaves the cover as it was leaves the block as it was: only the stamp is renewed.
+
+The file is derived: written without fsync, a header line carries both keys and a digest of the
+parts, and one that is missing, torn, edited or of another format is made again from the ledgers.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ Parts = list[tuple[list[str], str]]
 
 
 def key(home: Home, start: int, room: int) -> list[Any]:
-    """What the block for window start `start` and `room` tokens is made from."""
+    """The stamp of the block for window start `start` and `room` tokens."""
     return [FORMAT, start, room, _stamp(home.context_rollups), _stamp(home.context_episodes)]
 
 
@@ -39,21 +47,26 @@ def _stamp(path: os.PathLike) -> list[int]:
     return [jsonl.end_offset(path), st.st_ino, st.st_mtime_ns]
 
 
-def load(home: Home, key_: list[Any]) -> Parts | None:
-    """The block kept for `key_`, or None (no file, another key, or a file that fails its check).
-    The file is a header line (key and the digest of the rest), then the parts as JSON."""
+def load(home: Home) -> tuple[dict[str, Any], Parts] | None:
+    """The header (`key`, `cover`) and parts of the kept block, or None when there is no file or
+    it fails its check."""
     try:
         with open(home.episode_block, "rb") as fh:
             head, _, body = fh.read(MAX_BYTES).partition(b"\n")
         header = json.loads(head)
-        if header.get("key") != key_ or header.get("digest") != _digest(body):
+        if not isinstance(header, dict) or header.get("digest") != _digest(body):
             return None
         parts = json.loads(body)
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError):
         return None
     if not isinstance(parts, list) or not all(_part(p) for p in parts):
         return None
-    return [(list(ids), text) for ids, text in parts]
+    return header, [(list(ids), text) for ids, text in parts]
+
+
+def cover_key(room: int, ids: list[str]) -> list[Any]:
+    """What the block made from the cover records `ids` within `room` tokens depends on."""
+    return [FORMAT, room, ids]
 
 
 def _digest(body: bytes) -> str:
@@ -70,10 +83,11 @@ def _part(value: Any) -> bool:
     )
 
 
-def save(home: Home, key_: list[Any], parts: Parts) -> None:
-    """Keep `parts` as the block for `key_`; a file that cannot be written is only a lost cache."""
+def save(home: Home, key_: list[Any], cover: list[Any], parts: Parts) -> None:
+    """Keep `parts` as the block for stamp `key_` and cover key `cover`; a file that cannot be
+    written is only a lost cache."""
     body = json.dumps([[list(ids), text] for ids, text in parts], ensure_ascii=False).encode()
-    head = json.dumps({"key": key_, "digest": _digest(body)}).encode()
+    head = json.dumps({"key": key_, "cover": cover, "digest": _digest(body)}).encode()
     try:
         home.indexes.mkdir(parents=True, exist_ok=True)
         write_bytes(home.episode_block, head + b"\n" + body, durable=False)

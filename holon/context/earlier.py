@@ -167,17 +167,23 @@ def _span_line(a: dict[str, Any], b: dict[str, Any]) -> str:
 def block_parts(home: Home, start: int, room: int) -> list[tuple[list[str], str]]:
     """The cover of the turns before `start` within `room` tokens: (ids shown, text) per part,
     oldest first; nothing when there is no room to speak of. Every round of a turn asks again
-    and the answer moves only with a compaction, so the last one is kept, in the process and
-    between ticks (holon.context.blockcache), for the same window start, room and ledgers."""
+    and the answer moves only with a compaction that changes the cover, so the last one is kept,
+    in the process and between ticks (holon.context.blockcache)."""
     if room < MIN_ROOM:
         return []
     key = blockcache.key(home, start, room)
     if _LAST and _LAST[0][0] == (str(home.root), key):
         return _LAST[0][1]
-    parts = blockcache.load(home, key)
-    if parts is None:
+    kept = blockcache.load(home)
+    if kept is not None and kept[0].get("key") == key:
+        parts = kept[1]
+    else:
         recs = cover(home, start)
-        parts = fit(refine(home, recs, room), room) if recs else []
-        blockcache.save(home, key, parts)
+        ids = blockcache.cover_key(room, [str(r["id"]) for r in recs])
+        if kept is not None and kept[0].get("cover") == ids:
+            parts = kept[1]  # the same records: the same block
+        else:
+            parts = fit(refine(home, recs, room), room) if recs else []
+        blockcache.save(home, key, ids, parts)
     _LAST[:] = [((str(home.root), key), parts)]
     return parts
