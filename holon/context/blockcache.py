@@ -1,4 +1,4 @@
-"""The episode block kept between ticks: `.holon/indexes/episode_block.json`.
+"""The episode block kept between ticks: `.holon/indexes/episode_block.jsonl`.
 
 The block (holon.context.earlier) changes only when a compaction moves the window start or appends
 to the episode or roll-up ledger, yet every tick is a new process, and making it reads and fits
@@ -13,8 +13,9 @@ block is kept with two keys:
    fitting them is deterministic, so a compaction that folds turns into the open episode (most
    do) and leaves the cover as it was leaves the block as it was: only the stamp is renewed.
 
-The file is derived: written without fsync, a header line carries both keys and a digest of the
-parts, and one that is missing, torn, edited or of another format is made again from the ledgers.
+The file is derived: written without fsync, its first line (JSON) carries both keys and a digest
+of the second, the parts (JSON); one that is missing, torn, edited or of another format is made
+again from the ledgers. An agent with no folded turn has none.
 """
 
 from __future__ import annotations

@@ -184,6 +184,7 @@ def block_parts(home: Home, start: int, room: int) -> list[tuple[list[str], str]
             parts = kept[1]  # the same records: the same block
         else:
             parts = fit(refine(home, recs, room), room) if recs else []
-        blockcache.save(home, key, ids, parts)
+        if recs:  # nothing folded yet: nothing worth keeping
+            blockcache.save(home, key, ids, parts)
     _LAST[:] = [((str(home.root), key), parts)]
     return parts
