@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from holon.context import episodes, rollups, summaries, turnlines, window
+from holon.context import blockcache, episodes, rollups, summaries, turnlines, window
 from holon.context.evidence import excerpt
 from holon.home.layout import Home
 from holon.store import jsonl
@@ -72,8 +72,9 @@ def refine(home: Home, recs: list[dict[str, Any]], room: int) -> list[dict[str, 
     """Replace the newest roll-up by what it covers while the whole fits `room` tokens."""
     total = sum(_cost(_text(r)) for r in recs)
     found = summaries.recorded(home)
+    top = len(recs) - 1  # no roll-up lies after it
     for _ in range(MAX_EXPANSIONS):
-        idx = next((i for i in range(len(recs) - 1, -1, -1) if is_rollup(recs[i])), None)
+        idx = next((i for i in range(top, -1, -1) if is_rollup(recs[i])), None)
         if idx is None:
             break
         kids = rollups.children(home, recs[idx])
@@ -84,6 +85,7 @@ def refine(home: Home, recs: list[dict[str, Any]], room: int) -> list[dict[str, 
         if grown > room:
             break
         recs, total = recs[:idx] + kids + recs[idx + 1 :], grown
+        top = idx + len(kids) - 1
     return recs
 
 
@@ -173,21 +175,24 @@ def _span_line(a: dict[str, Any], b: dict[str, Any]) -> str:
 def block_parts(home: Home, start: int, room: int) -> list[tuple[list[str], str]]:
     """The cover of the turns before `start` within `room` tokens: (ids shown, text) per part,
     oldest first; nothing when there is no room to speak of. Every round of a turn asks again
-    and the answer moves only with a compaction, so the last one is kept for the same window
-    start, room and ledger sizes (the ledgers are append-only)."""
+    and the answer moves only with a compaction that changes the cover, so the last one is kept,
+    in the process and between ticks (holon.context.blockcache)."""
     if room < MIN_ROOM:
         return []
-    key = (
-        str(home.root),
-        start,
-        room,
-        jsonl.end_offset(home.context_rollups) if home.context_rollups.exists() else 0,
-        jsonl.end_offset(home.context_episodes) if home.context_episodes.exists() else 0,
-        jsonl.end_offset(home.context_summaries) if home.context_summaries.exists() else 0,
-    )
-    if _LAST and _LAST[0][0] == key:
+    key = blockcache.key(home, start, room)
+    if _LAST and _LAST[0][0] == (str(home.root), key):
         return _LAST[0][1]
-    recs = cover(home, start)
-    parts = fit(refine(home, recs, room), room) if recs else []
-    _LAST[:] = [(key, parts)]
+    kept = blockcache.load(home)
+    if kept is not None and kept[0].get("key") == key:
+        parts = kept[1]
+    else:
+        recs = cover(home, start)
+        ids = blockcache.cover_key(home, room, [str(r["id"]) for r in recs])
+        if kept is not None and kept[0].get("cover") == ids:
+            parts = kept[1]  # the same records: the same block
+        else:
+            parts = fit(refine(home, recs, room), room) if recs else []
+        if recs:  # nothing folded yet: nothing worth keeping
+            blockcache.save(home, key, ids, parts)
+    _LAST[:] = [((str(home.root), key), parts)]
     return parts

@@ -55,13 +55,12 @@ def last_line(path: Path) -> tuple[int, dict[str, Any]] | None:
     end = jsonl.end_offset(path) if path.exists() else 0
     back = TAIL_BYTES
     while end:
-        found = None
-        for offset, line in jsonl.lines(path, max(0, end - back)):
-            rec = jsonl.parse_line(line)
+        for offset, line in reversed(list(jsonl.lines(path, max(0, end - back)))):
+            rec = jsonl.parse_line(line)  # from the newest: the rest need not be parsed
             if rec is not None:
-                found = (offset, rec)
-        if found is not None or back >= end:
-            return found
+                return offset, rec
+        if back >= end:
+            return None
         back *= 4
     return None
 

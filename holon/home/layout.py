@@ -189,6 +189,8 @@ class Home:
     locks = property(lambda self: self.dot / "locks")
     memory_index = property(lambda self: self.indexes / "memory.sqlite3")
     memory_dirty = property(lambda self: self.indexes / "memory.dirty")
+    # the last episode block and what it was made from (holon.context.blockcache)
+    episode_block = property(lambda self: self.indexes / "episode_block.jsonl")
     memory_lock = property(lambda self: self.locks / "memory.lock")
     turn_lock = property(lambda self: self.locks / "turn.lock")
     state_lock = property(lambda self: self.locks / "state.lock")

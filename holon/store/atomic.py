@@ -79,6 +79,7 @@ def stage_bytes(
     path: str | os.PathLike, data: bytes, *, mode: int | None = None, sync: bool = True
 ) -> Path:
     """Write `data` to a fsynced temp file beside `path` and return it; os.replace it into place.
+    Without `sync` nothing is fsynced: for a cache or a derived file that checks itself.
 
     `mode` defaults to the mode of the existing file (so replacement keeps an
     executable bit), else 0o600 narrowed by the umask (runtime files are private).
@@ -114,21 +115,23 @@ def write_bytes(
 ) -> None:
     """Replace `path` with `data` atomically; readers see the old or the new file, never half.
     The ledger appends a group commit deferred are made durable first (log, then change:
-    holon.store.groupcommit). `durable=False` is for a cache, which nothing depends on and whose
-    reader takes an unreadable file for a missing one: no fsync (a killed process still leaves
-    the old or the new file; a power loss may leave an empty one)."""
+    holon.store.groupcommit). `durable=False` is for a cache or a derived file that is checked
+    when read and made again when it fails: no fsync and no crash point (a killed process still
+    leaves the old or the new file; a power loss may leave an empty or partial one)."""
     path = Path(path)
     if durable:
         groupcommit.barrier()
     tmp = stage_bytes(path, data, mode=mode, sync=durable)
+    if not durable:  # no crash point: a cache is no step of a durable change
+        os.replace(tmp, path)
+        return
     try:
         crashpoint.step("atomic.replace")
     except BaseException:
         os.unlink(tmp)
         raise
     os.replace(tmp, path)
-    if durable:
-        fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def write_text(

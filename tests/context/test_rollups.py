@@ -179,3 +179,17 @@ def test_hand_edited_lines_are_skipped_never_a_traceback(agent):
     agent.context_rollups.write_text("\n".join(lines[:-1] + [edited]) + "\n")
     assert rollups.cursor(agent)[1] == 0
     assert earlier.block_parts(agent, 10**9, 2000)
+
+
+def test_the_last_roll_up_is_found_from_the_end_past_a_garbage_line(agent, monkeypatch):
+    _episodes(agent, rollups.FANOUT * 3)
+    written = rollups.roll_up(agent, "a", before=10**9)
+    assert len(written) == 3
+    parsed = []
+    real = jsonl.parse_line
+    monkeypatch.setattr(jsonl, "parse_line", lambda line: parsed.append(line) or real(line))
+    offset, rec = rollups.last_line(agent.context_rollups)
+    assert rec["id"] == written[-1]["id"] and len(parsed) == 1  # the older lines are not parsed
+    with open(agent.context_rollups, "a") as fh:
+        fh.write("not json\n")
+    assert rollups.last_line(agent.context_rollups) == (offset, rec)
