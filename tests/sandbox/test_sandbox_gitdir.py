@@ -52,8 +52,9 @@ def test_a_git_file_of_the_agents_own_makes_nothing_else_writable(tmp_path):
 
 @needs_landlock
 def test_a_forged_git_file_gives_the_next_command_no_write_outside(home, sh, tmp_path):
-    # a directory outside every writable root (the home and the temporary directories)
-    outside = Path(tempfile.mkdtemp(dir=Path(__file__).resolve().parents[2]))
+    # a directory outside every writable root (the home and the temporary directories): not the
+    # checkout, which a CI clone may keep under /tmp
+    outside = Path(tempfile.mkdtemp(dir=Path.home(), prefix="holon-gitdir-probe-"))
     try:
         _forged(home, tmp_path, str(outside))
         code, _, _ = sh(home, f"touch {outside}/planted")
