@@ -9,9 +9,10 @@ subprocess); a turn of one scripted round on 1k and 1M-entry ledgers, and the ru
 per provider round on 1k (half a 3-round turn minus a 1-round turn), each turn timed in CPU
 inside a subprocess of its version after an untimed turn there (run.turn, warm).
 
-    PYTHONPATH=. python benchmarks/bench_ab.py REV [--pairs N] [--entries M]
+    PYTHONPATH=. python benchmarks/bench_ab.py [REV] [--pairs N] [--entries M] [--quick]
 
-REV is exported with `git archive` into the scratch directory, removed at the end.
+REV (default `main`, as when run.py runs it) is exported with `git archive` into the scratch
+directory, removed at the end.
 """
 
 from __future__ import annotations
@@ -44,10 +45,13 @@ def main() -> int:
     if sys.argv[1:2] == ["--turn"]:
         return worker(*sys.argv[2:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("rev")
+    parser.add_argument("rev", nargs="?", default="main")
     parser.add_argument("--pairs", type=int, default=15)
     parser.add_argument("--entries", type=int, default=1_000_000, help="the big ledger's")
+    parser.add_argument("--quick", action="store_true", help="5 pairs, a 10k big ledger")
     args = parser.parse_args()
+    if args.quick:
+        args.pairs, args.entries = 5, 10_000
     n = args.pairs
     with scratch("holon-bench-ab-") as tmp:
         sides = {"rev": export(args.rev, tmp / "rev"), "this": REPO}
