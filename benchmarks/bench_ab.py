@@ -6,13 +6,16 @@ Per figure: REV's median, this checkout's, the median of the per-pair ratios thi
 their min-max, and the verdict "no worse" when that median is <= 1.05. The figures: an idle
 `holon tick AGENT` and `transcript --tail 50` on 1k and 1M-entry ledgers (CPU time of the
 subprocess); a turn of one scripted round on 1k and 1M-entry ledgers, and the runtime overhead
-per provider round on 1k (half a 3-round turn minus a 1-round turn), each turn timed in CPU
-inside a subprocess of its version after an untimed turn there (run.turn, warm).
+per provider round on 1k (half a 3-round turn minus a 1-round turn, both in one process),
+each turn timed in CPU inside a subprocess of its version after an untimed turn there
+(run.turn, warm).
 
     PYTHONPATH=. python benchmarks/bench_ab.py [REV] [--pairs N] [--entries M] [--quick]
+        [--against REV2]
 
 REV (default `main`, as when run.py runs it) is exported with `git archive` into the scratch
-directory, removed at the end.
+directory, removed at the end; so is REV2, timed in place of this checkout when given (one
+merge against its first parent, say).
 """
 
 from __future__ import annotations
@@ -49,40 +52,41 @@ def main() -> int:
     parser.add_argument("--pairs", type=int, default=15)
     parser.add_argument("--entries", type=int, default=1_000_000, help="the big ledger's")
     parser.add_argument("--quick", action="store_true", help="5 pairs, a 10k big ledger")
+    parser.add_argument("--against", help="a revision to time in place of this checkout")
     args = parser.parse_args()
     if args.quick:
         args.pairs, args.entries = 5, 10_000
     n = args.pairs
     with scratch("holon-bench-ab-") as tmp:
-        sides = {"rev": export(args.rev, tmp / "rev"), "this": REPO}
+        this = export(args.against, tmp / "this") if args.against else REPO
+        sides = {"rev": export(args.rev, tmp / "rev"), "this": this}
         env = {
             side: setup(tree, tmp / f"home-{side}", args.entries) for side, tree in sides.items()
         }
         one, many = scripts(tmp, n)
-        print(f"{'this checkout vs ' + args.rev[:12]:<{WIDTH}} {'REV':>8}  {'this':>8}  this/REV")
+        title = f"{args.against or 'this checkout'} vs {args.rev}"
+        print(f"{title:<{WIDTH}} {'REV':>8}  {'this':>8}  this/REV")
         tick = [*holon_exe(), "tick", "solo"]
         compare("idle `holon tick AGENT` (CPU)", n, lambda s: cpu(tick, env[s]))
         tail = [*holon_exe(), "transcript", "--tail", "50", "--jsonl"]
-        for agent, size in (("small", "1k"), ("big", "1M")):
+        for agent, size in (("small", "1,000"), ("big", f"{args.entries:,}")):
             compare(
-                f"`transcript --tail 50` {size} entries (CPU)",
+                f"`transcript --tail 50`, {size} entries (CPU)",
                 n,
                 lambda s, a=agent: cpu([*tail, a], env[s]),
             )
-        for agent, size in (("small", "1k"), ("big", "1M")):
+        for agent, size in (("small", "1,000"), ("big", f"{args.entries:,}")):
             compare(
                 f"turn of one round, {size} entries (CPU)",
                 n,
-                lambda s, a=agent: turn(sides[s], env[s], a, one, one),
+                lambda s, a=agent: turns(sides[s], env[s], a, one, one)[0],
             )
 
         def per_round(s: str) -> float:
-            return (
-                turn(sides[s], env[s], "small", many, one)
-                - turn(sides[s], env[s], "small", one, one)
-            ) / 2
+            three, single = turns(sides[s], env[s], "small", one, many, one)
+            return (three - single) / 2
 
-        compare("runtime overhead per provider round, 1k (CPU)", n, per_round)
+        compare("runtime overhead per provider round, 1,000 entries (CPU)", n, per_round)
     return 0
 
 
@@ -100,18 +104,18 @@ def setup(tree: Path, home: Path, entries: int) -> dict[str, str]:
     return env
 
 
-def turn(tree: Path, env: dict[str, str], agent: str, model: str, warm: str) -> float:
-    """CPU seconds of one turn of `agent` by the version at `tree`, in a subprocess after an
-    untimed turn by `warm` there (run.py times warm turns in one process)."""
+def turns(tree: Path, env: dict[str, str], agent: str, warm: str, *models: str) -> list[float]:
+    """CPU seconds of a turn of `agent` by each of `models`, by the version at `tree` in one
+    subprocess, after an untimed turn by `warm` there (run.py times warm turns in one process)."""
     root = env[f"BENCH_AB_{agent}"]
-    cmd = [sys.executable, __file__, "--turn", str(tree), root, agent, model, warm]
+    cmd = [sys.executable, __file__, "--turn", str(tree), root, agent, warm, *models]
     out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
-    return float(out.split()[-1])
+    return [float(x) for x in out.split()]
 
 
-def worker(tree: str, root: str, agent: str, model: str, warm: str) -> int:
-    """`--turn`: run.turn by `warm`, then one timed by `model`, with holon imported from `tree`
-    (ahead of REPO on sys.path)."""
+def worker(tree: str, root: str, agent: str, warm: str, *models: str) -> int:
+    """`--turn`: run.turn by `warm`, then one timed by each of `models`, with holon imported
+    from `tree` (ahead of REPO on sys.path)."""
     import time
 
     from run import turn as one_turn
@@ -124,7 +128,7 @@ def worker(tree: str, root: str, agent: str, model: str, warm: str) -> int:
 
     home = Home(root, agent)
     one_turn(home, warm)
-    print(one_turn(home, model, clock=time.process_time))
+    print(*(one_turn(home, model, clock=time.process_time) for model in models))
     return 0
 
 
