@@ -109,8 +109,10 @@ def turns(tree: Path, env: dict[str, str], agent: str, warm: str, *models: str) 
     subprocess, after an untimed turn by `warm` there (run.py times warm turns in one process)."""
     root = env[f"BENCH_AB_{agent}"]
     cmd = [sys.executable, __file__, "--turn", str(tree), root, agent, warm, *models]
-    out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
-    return [float(x) for x in out.split()]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"a turn by {tree} failed:\n{done.stderr[-2000:]}")
+    return [float(x) for x in done.stdout.split()]
 
 
 def worker(tree: str, root: str, agent: str, warm: str, *models: str) -> int:
