@@ -6,9 +6,9 @@ Per figure: REV's median, this checkout's, the median of the per-pair ratios thi
 their min-max, and the verdict "no worse" when that median is <= 1.05. The figures: an idle
 `holon tick AGENT` and `transcript --tail 50` on 1k and 1M-entry ledgers (CPU time of the
 subprocess); a turn of one scripted round on 1k and 1M-entry ledgers, and the runtime overhead
-per provider round on 1k (half a 3-round turn minus a 1-round turn, both in one process),
-each turn timed in CPU inside a subprocess of its version after an untimed turn there
-(run.turn, warm).
+per provider round on 1k (half a 3-round turn minus a 1-round turn), timed in CPU inside a
+subprocess of its version after an untimed turn there (run.turn, warm): a sample is the
+median of TURNS turns (or couples of turns) in one process.
 
     PYTHONPATH=. python benchmarks/bench_ab.py [REV] [--pairs N] [--entries M] [--quick]
         [--against REV2]
@@ -37,6 +37,7 @@ from interleave import WIDTH, cpu, holon_exe, pairs, ratios, scratch  # noqa: E4
 from run import scripts, write_ledger  # noqa: E402
 
 NO_WORSE = 1.05
+TURNS = 5  # timed turns per sample of a turn figure (one process), their median the sample
 INIT = """import sys
 from holon.home.init import init_home
 for a in sys.argv[1:]:
@@ -63,7 +64,7 @@ def main() -> int:
         env = {
             side: setup(tree, tmp / f"home-{side}", args.entries) for side, tree in sides.items()
         }
-        one, many = scripts(tmp, n)
+        one, many = scripts(tmp, TURNS * n)
         title = f"{args.against or 'this checkout'} vs {args.rev}"
         print(f"{title:<{WIDTH}} {'REV':>8}  {'this':>8}  this/REV")
         tick = [*holon_exe(), "tick", "solo"]
@@ -79,12 +80,14 @@ def main() -> int:
             compare(
                 f"turn of one round, {size} entries (CPU)",
                 n,
-                lambda s, a=agent: turns(sides[s], env[s], a, one, one)[0],
+                lambda s, a=agent: statistics.median(
+                    turns(sides[s], env[s], a, one, *[one] * TURNS)
+                ),
             )
 
         def per_round(s: str) -> float:
-            three, single = turns(sides[s], env[s], "small", one, many, one)
-            return (three - single) / 2
+            t = turns(sides[s], env[s], "small", one, *[many, one] * TURNS)
+            return statistics.median((t[i] - t[i + 1]) / 2 for i in range(0, len(t), 2))
 
         compare("runtime overhead per provider round, 1,000 entries (CPU)", n, per_round)
     return 0
