@@ -117,9 +117,20 @@ def round_overhead(tmp: Path, small, big, n: int) -> None:
     """In-process: one scripted provider round per turn, on a 1k vs a 1M transcript, in
     alternation; and the runtime overhead per provider round (target < 10 ms): half the per-pair
     difference between a turn of 3 rounds (the extra rounds call TaskList) and one of 1."""
-    from holon.agent.admission import admit
-    from holon.runtime.tick import tick
+    one, many = scripts(tmp, n)
+    samples = pairs(lambda: turn(big, one), lambda: turn(small, one), n)
+    ratio("per-turn overhead 1M vs 1k transcript", samples, 1.2)
+    samples = pairs(lambda: turn(small, many), lambda: turn(small, one), n)
+    absolute(
+        "runtime overhead per provider round (bench_rounds.py)",
+        [(x - y) / 2 * 1000 for x, y in samples],
+        10.0,
+    )
 
+
+def scripts(tmp: Path, n: int) -> tuple[str, str]:
+    """The models of round_overhead, enough for n pairs per agent: a turn of one round (`ok`),
+    and one of 3 rounds (two TaskList calls, then `ok`)."""
     script = tmp / "script.jsonl"
     script.write_text('{"text": "ok"}\n' * (8 * n + 8))
     call = {"name": "TaskList", "arguments": {}}
@@ -130,22 +141,18 @@ def round_overhead(tmp: Path, small, big, n: int) -> None:
                 fh.write(json.dumps({"text": "", "tool_calls": [{**call, "id": f"c{i}{r}"}]}))
                 fh.write("\n")
             fh.write(json.dumps({"text": "ok"}) + "\n")
+    return f"scripted/{script}", f"scripted/{three}"
 
-    def turn(home, model: str) -> float:
-        admit(home, "cli_prompt", "operator_prompt", {"type": "text", "text": "q"})
-        t0 = time.perf_counter()
-        tick(home, model=model)
-        return time.perf_counter() - t0
 
-    one, many = f"scripted/{script}", f"scripted/{three}"
-    samples = pairs(lambda: turn(big, one), lambda: turn(small, one), n)
-    ratio("per-turn overhead 1M vs 1k transcript", samples, 1.2)
-    samples = pairs(lambda: turn(small, many), lambda: turn(small, one), n)
-    absolute(
-        "runtime overhead per provider round (bench_rounds.py)",
-        [(x - y) / 2 * 1000 for x, y in samples],
-        10.0,
-    )
+def turn(home, model: str, clock=time.perf_counter) -> float:
+    """Seconds (by `clock`) of one tick that takes an operator prompt through a turn."""
+    from holon.agent.admission import admit
+    from holon.runtime.tick import tick
+
+    admit(home, "cli_prompt", "operator_prompt", {"type": "text", "text": "q"})
+    t0 = clock()
+    tick(home, model=model)
+    return clock() - t0
 
 
 if __name__ == "__main__":
