@@ -56,3 +56,12 @@ def shorten(text: str, limit: int) -> str:
     """`text` on one line, cut to `limit` characters with an ellipsis when longer."""
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: max(1, limit - 1)].rstrip() + "…"
+
+
+def encodes_utf8(text: str) -> bool:
+    """Whether `text` encodes as UTF-8 (an argv with undecodable bytes holds surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -14,6 +14,7 @@ import json
 import sys
 from typing import Any
 
+from holon.text import encodes_utf8
 from holon.vocab import DEFAULT_PRIORITY, ENQUEUE_KINDS, PRIORITIES
 
 # the enqueue command's options (holon.cli.enqueue; tests/cli/test_cmd_enqueue_fastpath.py derives
@@ -37,7 +38,7 @@ def parse(args: list[str]) -> dict[str, Any] | None:
     out: dict[str, Any] = {"priority": DEFAULT_PRIORITY, "as_json": False}
     agent, seen, rest = None, set(), iter(args[1:])
     for arg in rest:
-        if not _utf8(arg):
+        if not encodes_utf8(arg):
             return None
         name, eq, value = arg.partition("=")
         if arg == "--json":
@@ -47,7 +48,7 @@ def parse(args: list[str]) -> dict[str, Any] | None:
                 value = next(rest, None)  # type: ignore[assignment]
                 if value is None:
                     return None
-            if not _utf8(value) or (value.startswith("-") and value != "-"):
+            if not encodes_utf8(value) or (value.startswith("-") and value != "-"):
                 return None
         elif arg.startswith("-") or agent is not None:
             return None
@@ -64,14 +65,6 @@ def parse(args: list[str]) -> dict[str, Any] | None:
     if agent is None or out.get("kind") not in ENQUEUE_KINDS or out["priority"] not in PRIORITIES:
         return None
     return {"agent": agent, **out}
-
-
-def _utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def enqueue(

@@ -20,6 +20,7 @@ import sys
 from typing import Any
 
 from holon.cli import ticking
+from holon.text import encodes_utf8
 
 _FLAGS = {"--all": "all_agents", "--json": "as_json", "--log": "log"}
 
@@ -35,13 +36,13 @@ def parse(args: list[str]) -> dict[str, Any] | None:
     out: dict[str, Any] = {"agents": [], "shard": None} | dict.fromkeys(_FLAGS.values(), False)
     rest = iter(args[1:])
     for arg in rest:
-        if not _utf8(arg):
+        if not encodes_utf8(arg):
             return None
         if arg in _FLAGS and not out[_FLAGS[arg]]:
             out[_FLAGS[arg]] = True
         elif (arg == "--shard" or arg.startswith("--shard=")) and out["shard"] is None:
             value = arg.partition("=")[2] if "=" in arg else next(rest, "-")
-            if value.startswith("-") or not _utf8(value):
+            if value.startswith("-") or not encodes_utf8(value):
                 return None
             out["shard"] = value
         elif arg.startswith("-"):
@@ -53,14 +54,6 @@ def parse(args: list[str]) -> dict[str, Any] | None:
     if out["shard"] is not None and not out["all_agents"]:
         return None
     return {**out, "agents": tuple(out["agents"])}
-
-
-def _utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def run(options: dict[str, Any]) -> int | None:
